@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the test initramfs: busybox, the capabilities kselftests, the
+# Debian clients they drive (setpriv, capsh) and our ABI probe.
+#
+# The selftests are built once, from the ambient tree's sources and
+# stock's UAPI headers (the ABI under test), and linked statically: the
+# very same binaries then run on all three kernels, so a difference in
+# results is a difference in kernels.
+#
+# SELFTESTS_OVERLAY=DIR copies DIR over the capabilities directory first,
+# to try a working copy of the suite without committing it to the tree.
+. "$(dirname "$0")/lib.sh"
+
+PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
+HDR=$BUILD/uapi
+mini=$PAYLOAD/src
+root=$PAYLOAD/root
+log=$LOGS/payload${SELFTESTS_OVERLAY:+-overlay}.log
+: >"$log"
+
+for f in /bin/busybox /usr/bin/setpriv /sbin/capsh /usr/bin/timeout; do
+	[ -x "$f" ] || die "$f is missing" "run make deps"
+done
+[ -d "$SRC/ambient/tools/testing/selftests" ] || die "no ambient tree" "run make tree"
+
+# UAPI headers of stock, installed once per stock commit.
+stock_rev=$(git -C "$SRC/stock" rev-parse stock)
+if [ "$(cat "$HDR/.rev" 2>/dev/null)" != "$stock_rev" ]; then
+	msg "installing stock's UAPI headers"
+	rm -rf "$HDR"
+	make -s -C "$SRC/stock" O="$HDR/obj" headers_install \
+		INSTALL_HDR_PATH="$HDR" >>"$log" 2>&1 ||
+		die "headers_install failed (log: $log)" "read the log"
+	echo "$stock_rev" >"$HDR/.rev"
+fi
+
+# A minimal tree with the selftests and the few files their Makefiles
+# reach outside their own directory.
+mkdir -p "$mini/scripts" "$mini/tools/testing"
+cp -p "$SRC/ambient/scripts/subarch.include" "$mini/scripts/"
+rsync -a --delete "$SRC/ambient/tools/include/" "$mini/tools/include/"
+rsync -a --delete --exclude capabilities "$SRC/ambient/tools/testing/selftests/" \
+	"$mini/tools/testing/selftests/"
+# the capabilities directory keeps its built objects so that rebuilds are
+# incremental; sources come from the tree (and the overlay)
+rsync -a "$SRC/ambient/tools/testing/selftests/capabilities/" \
+	"$mini/tools/testing/selftests/capabilities/"
+[ -n "${SELFTESTS_OVERLAY:-}" ] &&
+	rsync -a "$SELFTESTS_OVERLAY/" "$mini/tools/testing/selftests/capabilities/"
+
+msg "building the capabilities selftests"
+rm -rf "$root"
+mkdir -p "$root"
+make -C "$mini/tools/testing/selftests" TARGETS=capabilities \
+	KHDR_INCLUDES="-isystem $HDR/include" LDFLAGS=-static \
+	INSTALL_PATH="$root/kselftest" install >>"$log" 2>&1 || {
+	grep -E 'error|Error' "$log" | head -20 >&2
+	die "building the selftests failed (log: $log)" \
+	    "fix the selftest sources in build/src/ambient/tools/testing/selftests/capabilities"
+}
+
+mkdir -p "$root/usr/libexec/ambient"
+gcc -static -O2 -Wall -Wextra -Werror -isystem "$HDR/include" \
+	-o "$root/usr/libexec/ambient/abi-probe" "$TOP/tests/abi-probe.c" >>"$log" 2>&1 ||
+	die "building tests/abi-probe.c failed (log: $log)" "read the log"
+
+# busybox and its applet links; real binaries installed afterwards win.
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root}
+cp /bin/busybox "$root/bin/busybox"
+for a in $(/bin/busybox --list-full); do
+	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
+done
+copy_with_libs() {
+	local bin=$1 lib
+	rm -f "$root$bin"
+	mkdir -p "$root$(dirname "$bin")"
+	cp "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | grep -oE '/[^ ]+'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+copy_with_libs /usr/bin/setpriv
+copy_with_libs /sbin/capsh
+copy_with_libs /usr/bin/timeout		# the kselftest runner needs --foreground
+cp "$TOP/scripts/guest/init" "$root/init"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
+	>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -1 >"$PAYLOAD/initramfs.cpio.gz.new"
+mv "$PAYLOAD/initramfs.cpio.gz.new" "$PAYLOAD/initramfs.cpio.gz"
+msg "initramfs: $PAYLOAD/initramfs.cpio.gz ($(du -h "$PAYLOAD/initramfs.cpio.gz" | cut -f1))"

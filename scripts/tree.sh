@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Lay out the three kernel trees under build/src as one git repository:
+#
+#   stock        Debian's linux-source-6.12 as shipped      (tag stock)
+#   pre-ambient  stock + base/*.patch                       (tag pre-ambient)
+#   ambient      pre-ambient + series/*.patch               (branch ambient)
+#
+# Commits made here use a fixed identity and date, so the same inputs give
+# the same commit ids on every machine (the cover letter's base-commit).
+# Idempotent: nothing is redone unless its inputs changed, and local
+# commits on the ambient branch are never thrown away silently.
+. "$(dirname "$0")/lib.sh"
+
+export GIT_AUTHOR_NAME="Debian linux-source" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org"
+export GIT_COMMITTER_NAME="ambient-caps workbench" GIT_COMMITTER_EMAIL="workbench@localhost"
+export GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
+
+STOCK=$SRC/stock
+git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
+
+hash_files() { cat "$@" 2>/dev/null | sha1sum | cut -c1-40; }
+series_patches() { ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
+base_patches() { ls "$TOP"/base/*.patch 2>/dev/null || true; }
+
+# apply_patches WORKTREE PATCH...: git am, naming the patch and hunk on failure.
+apply_patches() {
+	local wt=$1 p out
+	shift
+	for p in "$@"; do
+		if ! out=$(git_ -C "$wt" am --committer-date-is-author-date \
+				--whitespace=nowarn "$p" 2>&1); then
+			git_ -C "$wt" am --abort >/dev/null 2>&1 || true
+			printf '%s\n' "$out" | grep -E '^(error|Patch failed|Applying)' >&2 || true
+			die "patch does not apply: ${p#"$TOP"/} (failing hunk above)" \
+			    "rebase the patch on $(basename "$wt") (edit under build/src, commit, make series)"
+		fi
+	done
+}
+
+make_stock() {
+	[ -f "$SOURCE_TARBALL" ] ||
+		die "$SOURCE_TARBALL is missing" "run make deps (installs $SOURCE_PKG)"
+	need_space 6000
+	rm -rf "$SRC" "$OBJ"
+	mkdir -p "$STOCK"
+	msg "unpacking $SOURCE_TARBALL"
+	tar -C "$STOCK" --strip-components=1 -xf "$SOURCE_TARBALL" ||
+		die "cannot unpack $SOURCE_TARBALL (full disk or damaged file?)" \
+		    "check df -h and reinstall $SOURCE_PKG"
+	local v
+	v=$(make -s -C "$STOCK" kernelversion 2>/dev/null)
+	case $v in
+	6.12.*) ;;
+	*) rm -rf "$SRC"
+	   die "$SOURCE_TARBALL holds Linux '$v', not 6.12" \
+	       "install $SOURCE_PKG=$SOURCE_PIN (make deps)" ;;
+	esac
+	[ "$v" = "${SOURCE_PIN%%-*}" ] ||
+		loud "tarball is Linux $v, base/ was made against ${SOURCE_PIN%%-*}"
+	msg "committing Linux $v as tag stock"
+	git_ -C "$STOCK" init -q -b stock-branch
+	git_ -C "$STOCK" add -A -f .
+	git_ -C "$STOCK" commit -q -m "Linux $v ($(cat "$BUILD/source-version"))"
+	git_ -C "$STOCK" tag -f stock >/dev/null
+	rm -f "$SRC"/.*.stamp
+}
+
+worktree() {
+	local name=$1 rev=$2
+	[ -d "$SRC/$name" ] && return
+	git_ -C "$STOCK" worktree prune
+	git_ -C "$STOCK" worktree add -q --detach "$SRC/$name" "$rev"
+}
+
+make_pre_ambient() {
+	local want
+	want=$(hash_files $(base_patches))
+	if [ "$(cat "$SRC/.pre-ambient.stamp" 2>/dev/null)" = "$want" ] &&
+	   git_ -C "$STOCK" rev-parse -q --verify pre-ambient >/dev/null; then
+		return
+	fi
+	msg "applying base/ as tag pre-ambient"
+	worktree pre-ambient stock
+	git_ -C "$SRC/pre-ambient" checkout -q --detach stock
+	apply_patches "$SRC/pre-ambient" $(base_patches)
+	git_ -C "$SRC/pre-ambient" tag -f pre-ambient >/dev/null
+	echo "$want" >"$SRC/.pre-ambient.stamp"
+}
+
+make_ambient() {
+	local want have_head rec_hash= rec_head= wt=$SRC/ambient
+	want=$(hash_files $(base_patches) $(series_patches))
+	[ -f "$SRC/.ambient.stamp" ] && read -r rec_hash rec_head <"$SRC/.ambient.stamp"
+	worktree ambient pre-ambient
+	have_head=$(git_ -C "$wt" rev-parse -q --verify refs/heads/ambient || true)
+	if [ -n "$have_head" ] && [ "$have_head" = "$rec_head" ] &&
+	   [ "$rec_hash" = "$want" ]; then
+		git_ -C "$wt" checkout -q ambient
+		return
+	fi
+	if [ -n "$have_head" ] && [ "$have_head" != "$rec_head" ] && [ -z "${FORCE:-}" ]; then
+		if [ "$rec_hash" = "$want" ]; then
+			msg "branch ambient has local commits: building them (make series exports them)"
+			git_ -C "$wt" checkout -q ambient
+			return
+		fi
+		die "branch ambient in build/src/ambient has commits that are not in series/, and base/ or series/ changed" \
+		    "export them with 'make series', or drop them with 'make tree FORCE=1'"
+	fi
+	[ -z "$(git_ -C "$wt" status --porcelain --untracked-files=no)" ] ||
+		die "uncommitted changes in build/src/ambient" \
+		    "commit them (then make series) or discard them with git -C build/src/ambient checkout ."
+	msg "applying series/ on branch ambient ($(series_patches | wc -l) patches)"
+	git_ -C "$wt" checkout -q -B ambient pre-ambient
+	apply_patches "$wt" $(series_patches)
+	echo "$want $(git_ -C "$wt" rev-parse HEAD)" >"$SRC/.ambient.stamp"
+}
+
+git_ -C "$STOCK" rev-parse -q --verify stock >/dev/null 2>&1 || make_stock
+make_pre_ambient
+make_ambient

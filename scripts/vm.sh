@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel with the test initramfs under QEMU and collect the results.
+#
+#   vm.sh NAME BZIMAGE INITRAMFS
+#
+# Writes the console log to build/logs/vm-NAME.log and the per-test
+# results to build/results/NAME.tsv (RESULT<TAB>program<TAB>test, RESULT
+# one of PASS FAIL SKIP). Exits non-zero when the guest did not finish
+# cleanly: timeout, panic, WARN or BUG (panic_on_warn=1 turns a WARN into
+# a panic), or a failing kselftest.
+. "$(dirname "$0")/lib.sh"
+
+name=${1:?usage: vm.sh NAME BZIMAGE INITRAMFS}
+image=${2:?}
+initrd=${3:?}
+log=$LOGS/vm-$name.log
+results=$BUILD/results/$name.tsv
+timeout=${VM_TIMEOUT:-300}
+status=$BUILD/results/$name.status
+mkdir -p "$BUILD/results"
+rm -f "$status"
+
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 is missing" "run make deps (package qemu-system-x86)"
+[ -f "$image" ] || die "no kernel image $image" "run make kernel KERNEL=$name"
+[ -f "$initrd" ] || die "no initramfs $initrd" "run make payload"
+
+bios=
+[ -f /usr/share/qemu/qboot.rom ] && bios="-bios /usr/share/qemu/qboot.rom"
+
+# qemu ACCEL SECONDS LOG CMDLINE...: boot once, console to LOG.
+qemu() {
+	local accel=$1 secs=$2 out=$3
+	shift 3
+	# shellcheck disable=SC2086
+	timeout -k 5 "$secs" qemu-system-x86_64 -accel "$accel" $bios \
+		-m 512 -smp 1 -nographic -no-reboot -net none \
+		-kernel "$image" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic $*" \
+		</dev/null >"$out" 2>&1
+}
+
+# KVM is used only when a guest really runs under it: /dev/kvm can exist
+# while a KVM guest hangs. The probe's verdict is cached in build/accel.
+choose_accel() {
+	if [ -n "${ACCEL:-}" ]; then
+		echo "$ACCEL"
+		return
+	fi
+	if [ ! -f "$BUILD/accel" ]; then
+		local verdict="tcg (no usable /dev/kvm)"
+		if [ -w /dev/kvm ]; then
+			if qemu kvm 10 "$LOGS/kvm-probe.log" ambient.mode=probe &&
+			   grep -q '@@ guest-ready' "$LOGS/kvm-probe.log"; then
+				verdict="kvm"
+			else
+				verdict="tcg (a KVM guest did not start within 10 s)"
+			fi
+		fi
+		echo "$verdict" >"$BUILD/accel"
+	fi
+	msg "accelerator: $(cat "$BUILD/accel")"
+	cut -d' ' -f1 "$BUILD/accel"
+}
+
+accel=$(choose_accel)
+start=$(date +%s.%N)
+rc=0
+qemu "$accel" "$timeout" "$log" ambient.mode=kselftest || rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+
+# Per-test results from the runner's nested TAP ("# ok N name").
+awk -v OFS='\t' '
+	/^# selftests: / { prog = $NF; next }
+	/^# (not )?ok [0-9]+ / {
+		line = $0; sub(/^# /, "", line)
+		res = (line ~ /^not ok/) ? "FAIL" : "PASS"
+		if (line ~ /# (SKIP|skip)/) res = "SKIP"
+		sub(/^(not )?ok [0-9]+ /, "", line); sub(/ *# .*$/, "", line)
+		print res, prog, line
+	}' "$log" >"$results"
+
+printf 'vm[%s]: %s, %.1f s from start to power-off\n' "$name" "$accel" "$secs" >&2
+show_tail() {
+	printf -- '--- last 40 console lines (%s) ---\n' "$log" >&2
+	tail -n 40 "$log" >&2
+	printf -- '---\n' >&2
+}
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo timeout >"$status"
+	show_tail
+	die "the VM did not finish within $timeout s (hung guest or test)" \
+	    "read $log; raise VM_TIMEOUT if the guest was only slow"
+fi
+if grep -qE 'Kernel panic|WARNING: |BUG: |Oops' "$log"; then
+	echo splat >"$status"
+	show_tail
+	die "the kernel reported $(grep -oE 'Kernel panic|WARNING: |BUG: |Oops' "$log" | head -1 | tr -d ': ')" \
+	    "read $log for the splat and fix the kernel"
+fi
+grep -q '^@@ guest-done' "$log" || {
+	echo unfinished >"$status"
+	show_tail
+	die "the guest stopped before finishing (QEMU exit $rc)" "read $log"
+}
+exit_line=$(grep -m1 '^@@ kselftest-exit' "$log" || true)
+echo "finished ${exit_line##* }" >"$status"
+awk -F'\t' '{ n[$1]++ } END {
+	printf "kselftest[%s]: %d passed, %d failed, %d skipped\n", name,
+		n["PASS"], n["FAIL"], n["SKIP"] }' name="$name" "$results" >&2
+[ "${exit_line##* }" = 0 ]
