@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Render the patched pages in build/man-pages for reading:
+#   build/man-pages/out/PAGE.txt    plain text, 80 columns (man -l)
+#   build/man-pages/out/PAGE.html   HTML (groff -Thtml)
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+MAN=$TOP/build/man-pages
+OUT=$MAN/out
+
+for tool in man groff; do
+	command -v $tool >/dev/null ||
+		{ echo "man-render.sh: $tool not found; apt-get install man-db groff" >&2; exit 1; }
+done
+[ -d "$MAN/.git" ] || { echo "man-render.sh: build/man-pages is missing; run make man-tree first" >&2; exit 1; }
+
+mkdir -p "$OUT"
+for page in man2/prctl.2 man7/capabilities.7; do
+	name=${page#*/}
+	MANWIDTH=80 MAN_KEEP_FORMATTING= man --nj --nh -l "$MAN/$page" 2>/dev/null |
+		col -bx >"$OUT/$name.txt"
+	groff -man -Thtml "$MAN/$page" 2>/dev/null >"$OUT/$name.html"
+	echo "build/man-pages/out/$name.txt build/man-pages/out/$name.html"
+done
