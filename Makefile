@@ -7,7 +7,10 @@ export TOP KERNEL
 
 SCRIPTS := $(TOP)/scripts
 
-.PHONY: help deps tree kernel kernels payload kselftest check clean
+.PHONY: help deps tree kernel kernels payload kselftest check clean \
+	series series-check checkpatch sparse bisect standalone send
+
+include $(wildcard $(TOP)/mk/*.mk)
 
 help:
 	@echo 'Targets (KERNEL=stock|pre-ambient|ambient, default ambient):'
@@ -18,6 +21,13 @@ help:
 	@echo '  payload     build the test initramfs (selftests, busybox, setpriv, capsh)'
 	@echo '  kselftest   build what is stale, boot $$KERNEL in QEMU, run the capabilities kselftests'
 	@echo '  check       everything the package verifies; ends with "check: N passed, N failed"'
+	@echo '  series      export the ambient branch to series/, refresh selftests/ and Documentation/'
+	@echo '  checkpatch  checkpatch.pl --strict on every patch of series/'
+	@echo '  sparse      sparse (C=2) and W=1 on the touched objects: nothing new against pre-ambient'
+	@echo '  bisect      build every commit of the ambient branch on its own'
+	@echo '  standalone  apply the selftest, documentation and MAINTAINERS patches to stock'
+	@echo '  send        b4 prep + b4 send -o build/outgoing (AUTHOR="Name <email>"; never mails)'
+	@echo '  man-tree, man, man-check, man-series   the man-pages patches (see man-pages/README.md)'
 	@echo '  clean       remove build/ (refuses while build/src/ambient has unexported commits)'
 	@echo 'Variables: KIMAGE=bzImage to boot another kernel, SELFTESTS_OVERLAY=dir to try a'
 	@echo '  working copy of the suite, VM_TIMEOUT=s, ACCEL=kvm|tcg to skip the KVM probe.'
@@ -40,8 +50,31 @@ payload: tree
 kselftest: tree
 	@$(SCRIPTS)/kselftest.sh $(KERNEL)
 
-check: tree
+check:
 	@$(SCRIPTS)/check.sh
+
+series: tree
+	@$(SCRIPTS)/series.sh
+
+series-check: tree
+	@$(SCRIPTS)/series.sh --check
+
+checkpatch: tree
+	@$(SCRIPTS)/checkpatch.sh
+
+sparse: tree
+	@$(SCRIPTS)/sparse.sh
+
+bisect: tree
+	@$(SCRIPTS)/bisect.sh
+
+standalone: tree
+	@$(SCRIPTS)/standalone.sh
+
+send: tree
+	@$(SCRIPTS)/send.sh && $(SCRIPTS)/outgoing-check.sh
+
+man-tree: deps
 
 clean:
 	@$(SCRIPTS)/clean.sh

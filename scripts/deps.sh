@@ -10,7 +10,7 @@ PACKAGES="
 	qemu-system-x86 busybox-static
 	sparse b4 codespell perl
 	libcap-ng-dev libcap2-bin util-linux
-	mandoc groff man-db python3-sphinx python3-sphinx-rtd-theme
+	mandoc groff man-db python3-sphinx python3-sphinx-rtd-theme python3-ply python3-git
 	gnuplot-nox jq
 "
 

@@ -4,18 +4,30 @@
 #
 #   kernel.sh FLAVOUR [make-args...]
 #
-# The config is tinyconfig plus config/minimal.config plus the capabilities
-# selftest's own config file, as kselftest prescribes. Output goes to
-# build/obj/FLAVOUR; the log to build/logs/kernel-FLAVOUR.log.
+# KCONFIG selects the configuration:
+#   minimal (default)  tinyconfig + config/minimal.config + the capabilities
+#                      selftest's own config file, as kselftest prescribes;
+#                      output in build/obj/FLAVOUR
+#   tinyconfig, allnoconfig
+#                      the plain kernel targets, to prove the code builds
+#                      with everything optional off; build/obj/FLAVOUR-KCONFIG
+# The log goes to build/logs/kernel-FLAVOUR[-KCONFIG].log.
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:?usage: kernel.sh FLAVOUR [make-args...]}
 shift
 check_flavour "$flavour"
+kconfig=${KCONFIG:-minimal}
+case $kconfig in
+minimal) suffix= ;;
+tinyconfig|allnoconfig) suffix=-$kconfig ;;
+*) die "unknown KCONFIG '$kconfig'" "use minimal, tinyconfig or allnoconfig" ;;
+esac
 src=$SRC/$flavour
-obj=${KOBJ:-$OBJ/$flavour}
-log=$LOGS/kernel-$flavour${KOBJ:+-$(basename "$obj")}.log
+obj=$OBJ/$flavour$suffix
+log=$LOGS/kernel-$flavour$suffix.log
 
+lock "obj-$flavour$suffix"
 [ -f "$src/Makefile" ] || die "no kernel tree at $src" "run make tree"
 mkdir -p "$obj"
 need_space 2000
@@ -24,25 +36,40 @@ export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUIL
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 
-# fragments: the selftests' config comes from the product tree, so all
-# three kernels are configured alike.
-fragments="$TOP/config/minimal.config ${EXTRA_FRAGMENTS:-}"
-for f in "$SRC"/ambient/tools/testing/selftests/capabilities/config; do
-	[ -f "$f" ] && fragments="$fragments $f"
-done
+# fragments: the selftests' config comes from the ambient branch (not
+# whatever commit its worktree has checked out), so all three kernels, and
+# every step of a bisection, are configured alike.
+fragments="$TOP/config/minimal.config"
+if git -C "$SRC/ambient" show ambient:tools/testing/selftests/capabilities/config \
+	>"$obj/.selftests.config" 2>/dev/null; then
+	fragments="$fragments $obj/.selftests.config"
+fi
 
 kmake() { make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(jobs)" "$@"; }
 
 configure() {
 	local want
+	if [ "$kconfig" != minimal ]; then
+		[ -f "$obj/.config" ] && return
+		kmake "$kconfig" >"$log" 2>&1 ||
+			die "make $kconfig failed (log: $log)" "read the log"
+		return
+	fi
 	want=$(cat $fragments | sha1sum | cut -c1-40)
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.fragments" 2>/dev/null)" = "$want" ] && return
 	msg "configuring $flavour"
+	# Configure aside and keep the old .config when nothing changed, so
+	# that a fragment edit with no effect costs no rebuild.
+	[ -f "$obj/.config" ] && cp -p "$obj/.config" "$obj/.config.prev"
 	{
 		kmake tinyconfig
 		"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $fragments
 		kmake olddefconfig
 	} >"$log" 2>&1 || { tail -20 "$log" >&2; die "configuring $flavour failed (log: $log)" "read the log"; }
+	if [ -f "$obj/.config.prev" ] && cmp -s "$obj/.config" "$obj/.config.prev"; then
+		mv "$obj/.config.prev" "$obj/.config"
+	fi
+	rm -f "$obj/.config.prev"
 	# every requested symbol must have survived olddefconfig
 	local line bad=
 	for line in $(cat $fragments | grep -E '^CONFIG_[A-Z0-9_]+=' ); do
@@ -54,7 +81,7 @@ configure() {
 }
 
 configure
-msg "building $flavour${*:+ ($*)}"
+msg "building $flavour ($kconfig${*:+, $*})"
 if ! kmake "${@:-bzImage}" >>"$log" 2>&1; then
 	grep -E 'error:|Error [0-9]|undefined reference' "$log" | head -20 >&2
 	die "building $flavour failed (log: $log)" \

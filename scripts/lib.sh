@@ -71,3 +71,22 @@ need_space() {
 }
 
 jobs() { nproc; }
+
+# The one identity of the series (From:, Signed-off-by:, the cover letter).
+# The placeholder is fine for building and checking; sending refuses it.
+PLACEHOLDER_AUTHOR="A. U. Thor <author@example.org>"
+AUTHOR=${AUTHOR:-$PLACEHOLDER_AUTHOR}
+author_name() { printf '%s' "${AUTHOR% <*}"; }
+author_email() { local e=${AUTHOR##*<}; printf '%s' "${e%>}"; }
+
+# lock NAME: hold an exclusive lock until the script exits, so that two
+# runs (say, make check and make kselftest) never build in the same place
+# at once; the second waits for the first.
+lock() {
+	mkdir -p "$BUILD/locks"
+	exec {lockfd}>"$BUILD/locks/$1"
+	flock -n "$lockfd" || {
+		msg "waiting for another run that holds $1"
+		flock "$lockfd"
+	}
+}

@@ -16,6 +16,7 @@ PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
 HDR=$BUILD/uapi
 mini=$PAYLOAD/src
 root=$PAYLOAD/root
+lock "payload-$(basename "$PAYLOAD")"
 log=$LOGS/payload${SELFTESTS_OVERLAY:+-overlay}.log
 : >"$log"
 

@@ -117,6 +117,7 @@ make_ambient() {
 	echo "$want $(git_ -C "$wt" rev-parse HEAD)" >"$SRC/.ambient.stamp"
 }
 
+lock tree
 git_ -C "$STOCK" rev-parse -q --verify stock >/dev/null 2>&1 || make_stock
 make_pre_ambient
 make_ambient

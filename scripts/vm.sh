@@ -17,6 +17,7 @@ initrd=${3:?}
 log=$LOGS/vm-$name.log
 results=$BUILD/results/$name.tsv
 timeout=${VM_TIMEOUT:-300}
+lock "vm-$name"
 status=$BUILD/results/$name.status
 mkdir -p "$BUILD/results"
 rm -f "$status"

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# checkpatch.pl --strict on every patch of series/ (the cover letter aside),
+# with the checkpatch of the tree the series applies to.
+. "$(dirname "$0")/lib.sh"
+
+tree=$SRC/pre-ambient
+[ -x "$tree/scripts/checkpatch.pl" ] || die "no checkpatch.pl in $tree" "run make tree"
+patches=$(ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
+[ -n "$patches" ] || die "series/ holds no patches" "run make series"
+
+bad=0
+for p in $patches; do
+	out=$(cd "$tree" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict "$p" 2>&1 || true)
+	total=$(printf '%s\n' "$out" | grep '^total:' || echo 'total: (none)')
+	printf '%-64s %s\n' "${p##*/}" "$total"
+	case $total in
+	"total: 0 errors, 0 warnings, 0 checks, "*) ;;
+	*) printf '%s\n' "$out" | sed 's/^/    /'; bad=1 ;;
+	esac
+done
+[ $bad -eq 0 ]

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prepare the series for sending with b4 and write the messages to
+# build/outgoing. Never sends mail: b4 send -o only writes files; sending
+# for real is `b4 send` by hand in build/src/b4 after reading them.
+#
+# The committed series/ is applied to pre-ambient on branch b4/ambient,
+# with From: and Signed-off-by: set to $AUTHOR; the placeholder identity is
+# refused unless DRY_RUN=1 (what make check uses).
+. "$(dirname "$0")/lib.sh"
+
+command -v b4 >/dev/null || die "b4 is missing" "run make deps"
+if [ "$AUTHOR" = "$PLACEHOLDER_AUTHOR" ] && [ "${DRY_RUN:-}" != 1 ]; then
+	die "AUTHOR is the placeholder '$PLACEHOLDER_AUTHOR'" \
+	    "make send AUTHOR='Your Name <you@example.com>' (or DRY_RUN=1 to try the flow)"
+fi
+patches=$(ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
+[ -n "$patches" ] || die "series/ holds no patches" "run make series"
+
+wt=$SRC/b4
+out=$BUILD/outgoing
+lock b4
+# b4 and git read the identity from the configuration.
+export GIT_CONFIG_COUNT=3
+export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="$(author_name)"
+export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$(author_email)"
+export GIT_CONFIG_KEY_2=b4.prep-cover-strategy GIT_CONFIG_VALUE_2=commit
+
+git -C "$SRC/stock" worktree prune
+[ -d "$wt" ] || git -C "$SRC/stock" worktree add -q --detach "$wt" pre-ambient
+git -C "$wt" am --abort >/dev/null 2>&1 || true
+git -C "$wt" checkout -q --detach -f pre-ambient
+git -C "$wt" branch -q -D b4/ambient 2>/dev/null || true
+git -C "$wt" checkout -q -b b4/ambient
+
+mkdir -p "$BUILD/send"
+for p in $patches; do
+	sed -e "s/^From: $PLACEHOLDER_AUTHOR\$/From: $AUTHOR/" \
+	    -e "s/^Signed-off-by: $PLACEHOLDER_AUTHOR\$/Signed-off-by: $AUTHOR/" \
+	    "$p" >"$BUILD/send/${p##*/}"
+	git -C "$wt" am -q "$BUILD/send/${p##*/}" ||
+		die "${p##*/} does not apply to pre-ambient" "run make tree && make series"
+done
+
+# The cover letter: cover-letter.txt is already "subject, blank line,
+# body", the form b4 keeps; b4 adds the shortlog, diffstat and base-commit.
+cp "$TOP/cover-letter.txt" "$BUILD/send/cover.txt"
+
+cd "$wt"
+b4 prep -e pre-ambient >"$LOGS/b4-prep.log" 2>&1 ||
+	die "b4 prep --enroll failed (log: $LOGS/b4-prep.log)" "read the log"
+EDITOR="cp $BUILD/send/cover.txt" b4 prep --edit-cover >>"$LOGS/b4-prep.log" 2>&1 ||
+	die "b4 prep --edit-cover failed (log: $LOGS/b4-prep.log)" "read the log"
+b4 prep --auto-to-cc >>"$LOGS/b4-prep.log" 2>&1 ||
+	die "b4 prep --auto-to-cc failed (log: $LOGS/b4-prep.log)" "read the log"
+rm -rf "$out"
+b4 send --no-sign -o "$out" >"$LOGS/b4-send.log" 2>&1 ||
+	die "b4 send -o failed (log: $LOGS/b4-send.log)" "read the log"
+ls "$out"

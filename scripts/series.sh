@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Export the ambient branch as series/ (format-patch with a cover letter
+# filled from cover-letter.txt) and refresh the readable copies of what the
+# series adds under selftests/ and Documentation/, and MAINTAINERS.snippet
+# (the CAPABILITIES entry as the series leaves it).
+#
+#   series.sh           write them
+#   series.sh --check   fail if any of them differs from what would be written
+. "$(dirname "$0")/lib.sh"
+
+wt=$SRC/ambient
+tmp=$BUILD/series-export
+rm -rf "$tmp"
+mkdir -p "$tmp/series" "$tmp/selftests" "$tmp/Documentation"
+
+[ -d "$wt" ] || die "no ambient tree" "run make tree"
+[ -f "$TOP/cover-letter.txt" ] || die "cover-letter.txt is missing" "restore it from git"
+n=$(git -C "$wt" rev-list --count pre-ambient..ambient)
+[ "$n" -gt 0 ] || die "branch ambient has no commits on pre-ambient" "nothing to export"
+
+git -C "$wt" -c user.name="$(author_name)" -c user.email="$(author_email)" \
+	format-patch -q --cover-letter --zero-commit --no-signature \
+	--base=pre-ambient -o "$tmp/series" pre-ambient..ambient
+
+# Fill the cover letter: subject = first line of cover-letter.txt, blurb =
+# the rest; its date is the last patch's, so the output is stable.
+cover=$tmp/series/0000-cover-letter.patch
+last=$(ls "$tmp"/series/*.patch | tail -n 1)
+python3 - "$cover" "$TOP/cover-letter.txt" "$last" <<'PY'
+import sys, re
+cover, text, last = sys.argv[1:]
+subject, _, blurb = open(text).read().partition("\n")
+date = next(l for l in open(last) if l.startswith("Date: "))
+s = open(cover).read()
+s = s.replace("*** SUBJECT HERE ***", subject.strip())
+s = s.replace("*** BLURB HERE ***", blurb.strip("\n"))
+s = re.sub(r"^Date: .*\n", date, s, count=1, flags=re.M)
+open(cover, "w").write(s)
+PY
+
+# Readable copies: the files the series adds (not the kernel files it edits).
+git -C "$wt" diff --name-only --diff-filter=A pre-ambient..ambient |
+while read -r f; do
+	case $f in
+	tools/testing/selftests/capabilities/*)
+		dst=$tmp/selftests/${f#tools/testing/selftests/capabilities/} ;;
+	Documentation/*)
+		dst=$tmp/$f ;;
+	*) continue ;;
+	esac
+	mkdir -p "$(dirname "$dst")"
+	git -C "$wt" show "ambient:$f" >"$dst"
+done
+
+git -C "$wt" show ambient:MAINTAINERS |
+	awk '/^CAPABILITIES$/ { on = 1 } on && /^$/ { exit } on' >"$tmp/MAINTAINERS.snippet"
+
+if [ "${1:-}" = --check ]; then
+	bad=0
+	if ! diff -u "$TOP/MAINTAINERS.snippet" "$tmp/MAINTAINERS.snippet"; then
+		msg "MAINTAINERS.snippet is stale against the ambient branch"
+		bad=1
+	fi
+	for d in series selftests Documentation; do
+		if ! diff -ru "$TOP/$d" "$tmp/$d" >"$tmp/$d.diff" 2>&1; then
+			msg "$d/ is stale against the ambient branch:"
+			head -20 "$tmp/$d.diff" >&2
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] || die "series/, selftests/, Documentation/ or MAINTAINERS.snippet is stale" \
+		"run make series and commit the result"
+	msg "series/, selftests/ and Documentation/ match the ambient branch ($n patches)"
+	exit 0
+fi
+
+for d in series selftests Documentation; do
+	rm -rf "${TOP:?}/$d"
+	cp -r "$tmp/$d" "$TOP/$d"
+done
+cp "$tmp/MAINTAINERS.snippet" "$TOP/MAINTAINERS.snippet"
+msg "exported $n patches to series/ and refreshed selftests/ and Documentation/"

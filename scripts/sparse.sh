@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sparse (C=2) and W=1 on every object whose source the series touches,
+# in pre-ambient and in ambient; fail on any warning ambient has that
+# pre-ambient lacks. Line numbers are ignored in the comparison, since the
+# series moves code.
+. "$(dirname "$0")/lib.sh"
+
+command -v sparse >/dev/null || die "sparse is missing" "run make deps"
+objs=$(git -C "$SRC/ambient" diff --name-only pre-ambient..ambient -- '*.c' |
+	grep -vE '^(tools|samples|Documentation)/' | sed 's/\.c$/.o/' || true)
+[ -n "$objs" ] || die "the series touches no kernel C file" "nothing to check"
+echo "objects: $(echo $objs)"
+
+warnings() {	# warnings FLAVOUR: normalised warning lines, sorted
+	local k=$1 log=$LOGS/sparse-$1.log
+	lock "obj-$k"
+	# shellcheck disable=SC2086
+	make -C "$SRC/$k" O="$OBJ/$k" C=2 W=1 -j"$(jobs)" $objs >"$log" 2>&1 ||
+		die "building $objs with C=2 W=1 failed in $k (log: $log)" "read the log"
+	grep -E '(warning|error):' "$log" |
+		sed -E -e "s|$SRC/$k/||g" -e 's/^([^:]+):[0-9]+:[0-9]+:/\1:/' | sort
+}
+
+warnings pre-ambient >"$LOGS/sparse-pre-ambient.txt"
+warnings ambient >"$LOGS/sparse-ambient.txt"
+new=$(comm -13 "$LOGS/sparse-pre-ambient.txt" "$LOGS/sparse-ambient.txt")
+echo "warnings: pre-ambient $(wc -l <"$LOGS/sparse-pre-ambient.txt"), ambient $(wc -l <"$LOGS/sparse-ambient.txt"), new $(printf '%s' "$new" | grep -c . || true)"
+if [ -n "$new" ]; then
+	printf 'new in ambient:\n%s\n' "$new"
+	exit 1
+fi

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The selftest, documentation and MAINTAINERS patches of series/ do not
+# depend on the kernel patches: apply them, alone and in order, to stock.
+. "$(dirname "$0")/lib.sh"
+
+wt=$SRC/standalone
+patches=
+for p in "$TOP"/series/[0-9]*.patch; do
+	case $p in */0000-*) continue ;; esac
+	files=$(grep -E '^diff --git a/' "$p" | awk '{ print substr($3, 3) }')
+	if ! printf '%s\n' "$files" |
+	     grep -qvE '^(tools/testing/selftests/|Documentation/userspace-api/|MAINTAINERS$)'; then
+		patches="$patches $p"
+	fi
+done
+[ -n "$patches" ] || die "series/ has no selftest, documentation or MAINTAINERS patch" \
+	"run make series"
+
+lock standalone
+git -C "$SRC/stock" worktree prune
+[ -d "$wt" ] || git -C "$SRC/stock" worktree add -q --detach "$wt" stock
+git -C "$wt" am --abort >/dev/null 2>&1 || true
+git -C "$wt" checkout -q --detach -f stock
+for p in $patches; do
+	if git -C "$wt" -c user.name=check -c user.email=check@localhost am -q "$p" 2>&1; then
+		echo "applies to stock: ${p##*/}"
+	else
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+		die "${p##*/} does not apply to stock" "rebase it so it does not depend on the kernel patches"
+	fi
+done
