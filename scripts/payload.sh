@@ -61,10 +61,13 @@ make -C "$mini/tools/testing/selftests" TARGETS=capabilities \
 	    "fix the selftest sources in build/src/ambient/tools/testing/selftests/capabilities"
 }
 
+# The package's own guest programs, one static binary per source file.
 mkdir -p "$root/usr/libexec/ambient"
-gcc -static -O2 -Wall -Wextra -Werror -isystem "$HDR/include" \
-	-o "$root/usr/libexec/ambient/abi-probe" "$TOP/tests/abi-probe.c" >>"$log" 2>&1 ||
-	die "building tests/abi-probe.c failed (log: $log)" "read the log"
+for c in "$TOP"/tests/guest/*.c; do
+	gcc -static -O2 -Wall -Wextra -Werror -isystem "$HDR/include" \
+		-o "$root/usr/libexec/ambient/$(basename "$c" .c)" "$c" >>"$log" 2>&1 ||
+		die "building ${c#"$TOP"/} failed (log: $log)" "read the log"
+done
 
 # busybox and its applet links; real binaries installed afterwards win.
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root}

@@ -4,6 +4,10 @@
 #
 #   vm.sh NAME BZIMAGE INITRAMFS
 #
+# VM_MODE=run VM_APPEND="ambient.run=PROG ambient.args=A,B" runs one of the
+# package's guest programs instead of the kselftests (its output is in the
+# console log, marked by the program itself).
+#
 # Writes the console log to build/logs/vm-NAME.log and the per-test
 # results to build/results/NAME.tsv (RESULT<TAB>program<TAB>test, RESULT
 # one of PASS FAIL SKIP). Exits non-zero when the guest did not finish
@@ -68,7 +72,8 @@ choose_accel() {
 accel=$(choose_accel)
 start=$(date +%s.%N)
 rc=0
-qemu "$accel" "$timeout" "$log" ambient.mode=kselftest || rc=$?
+mode=${VM_MODE:-kselftest}
+qemu "$accel" "$timeout" "$log" "ambient.mode=$mode" ${VM_APPEND:-} || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
@@ -106,7 +111,7 @@ grep -q '^@@ guest-done' "$log" || {
 	show_tail
 	die "the guest stopped before finishing (QEMU exit $rc)" "read $log"
 }
-exit_line=$(grep -m1 '^@@ kselftest-exit' "$log" || true)
+exit_line=$(grep -m1 -E "^@@ $mode-exit" "$log" || true)
 echo "finished ${exit_line##* }" >"$status"
 awk -F'\t' '{ n[$1]++ } END {
 	printf "kselftest[%s]: %d passed, %d failed, %d skipped\n", name,
