@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ambient capability set across execve(2): which programs get it, which
+ * lose it, and the use case it exists for, an unprivileged user started by
+ * setpriv(1) or capsh(1) with a capability that its children keep using.
+ *
+ * Each test mounts its own tmpfs in a private mount namespace and copies the
+ * dumper there, so that it can set file capabilities and set-ID bits on it.
+ */
+
+#define _GNU_SOURCE
+#include "common.h"
+
+#define DUMP_PATH WORK_DIR "/" DUMP_NAME
+#define FCAP_PATH WORK_DIR "/fcap_dump"
+#define SETID_PATH WORK_DIR "/setid_dump"
+#define SCRIPT_PATH WORK_DIR "/script"
+#define NOSUID_DIR WORK_DIR "/nosuid"
+#define NOSUID_PATH NOSUID_DIR "/setid_dump"
+
+/* What the unprivileged user holds in pE, pP and pI before the exec... */
+#define HELD_CAPS \
+	(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE) | BIT_CAP(CAP_CHOWN))
+/* ... and what it raises in pA. */
+#define AMB_CAPS (BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE))
+
+FIXTURE(exec) {};
+
+FIXTURE_SETUP(exec)
+{
+	char dump[PATH_MAX];
+
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
+		SKIP(return, DUMP_NAME " not found");
+	mount_workdir(_metadata);
+	copy_file(_metadata, dump, DUMP_PATH, 0, 0, 0755);
+}
+
+FIXTURE_TEARDOWN(exec)
+{
+}
+
+/*
+ * Becomes an unprivileged user holding HELD_CAPS in pE, pP and pI, and
+ * AMB_CAPS in pA.
+ */
+static void become_user_with_ambient(struct __test_metadata *const _metadata)
+{
+	become_user(_metadata, NOBODY_UID, NOBODY_GID, HELD_CAPS);
+	ASSERT_EQ(EMPTY_SET, get_amb(_metadata));
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+}
+
+static void run_prog(struct __test_metadata *const _metadata,
+		     const char *path, struct dump *d)
+{
+	const char *const argv[] = { path, "--raw", "--fifo", NULL };
+
+	run_dump(_metadata, argv, d);
+}
+
+/* A plain file gets pP' = pE' = pA and pI' = pI, and can use them. */
+TEST_F(exec, plain_file_gets_ambient_caps)
+{
+	struct dump d;
+
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(HELD_CAPS, d.caps.inh);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(0, d.fifo);
+}
+
+/* A lowered capability is not passed, although still in pP and pI. */
+TEST_F(exec, lowered_cap_is_not_passed)
+{
+	struct dump d;
+
+	become_user_with_ambient(_metadata);
+	ASSERT_EQ(0, amb_lower(CAP_SYS_NICE));
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.amb);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.prm);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(EPERM, d.fifo);
+}
+
+/* An exec that gains nothing beyond pA is not a secure exec. */
+TEST_F(exec, ambient_exec_is_not_secure)
+{
+	struct dump d;
+
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(0, d.secure);
+}
+
+/* A file with file capabilities clears pA: pP' = (pI & fI) | fP. */
+TEST_F(exec, file_caps_clear_ambient)
+{
+	const __u64 fcaps = BIT_CAP(CAP_DAC_OVERRIDE) | BIT_CAP(CAP_NET_RAW);
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, FCAP_PATH, BIT_CAP(CAP_DAC_OVERRIDE),
+		      BIT_CAP(CAP_NET_RAW), true);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, FCAP_PATH, &d);
+	EXPECT_EQ(EMPTY_SET, d.caps.amb);
+	EXPECT_EQ(fcaps, d.caps.prm);
+	EXPECT_EQ(fcaps, d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(EPERM, d.fifo);
+}
+
+/* Even file capabilities that grant nothing clear pA. */
+TEST_F(exec, empty_file_caps_clear_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, FCAP_PATH, 0, 0, false);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, FCAP_PATH, &d);
+	EXPECT_EQ(EMPTY_SET, d.caps.amb);
+	EXPECT_EQ(EMPTY_SET, d.caps.prm);
+	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	EXPECT_EQ(EPERM, d.raw);
+}
+
+/* An exec that gains file capabilities is a secure exec. */
+TEST_F(exec, file_caps_exec_is_secure)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, FCAP_PATH, BIT_CAP(CAP_DAC_OVERRIDE), 0,
+		      true);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, FCAP_PATH, &d);
+	EXPECT_EQ(BIT_CAP(CAP_DAC_OVERRIDE), d.caps.prm);
+	EXPECT_EQ(1, d.secure);
+}
+
+/* A set-user-ID file clears pA. */
+TEST_F(exec, setuid_file_clears_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, OTHER_UID, 0, 04755);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, SETID_PATH, &d);
+	EXPECT_EQ(OTHER_UID, d.uid[1]);
+	EXPECT_EQ(EMPTY_SET, d.caps.amb);
+	EXPECT_EQ(EMPTY_SET, d.caps.prm);
+	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	EXPECT_EQ(EPERM, d.raw);
+}
+
+/* A set-group-ID file clears pA. */
+TEST_F(exec, setgid_file_clears_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, 0, OTHER_GID, 02755);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, SETID_PATH, &d);
+	EXPECT_EQ(OTHER_GID, d.gid[1]);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(EMPTY_SET, d.caps.amb);
+	EXPECT_EQ(EMPTY_SET, d.caps.prm);
+	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	EXPECT_EQ(EPERM, d.raw);
+}
+
+/*
+ * A set-user-ID and set-group-ID file on a nosuid mount keeps pA: the bits
+ * have no effect, so the exec changes no ID.
+ */
+TEST_F(exec, nosuid_mount_setid_file_keeps_ambient)
+{
+	struct stat st;
+	struct dump d;
+
+	mount_nosuid_dir(_metadata, NOSUID_DIR);
+	copy_file(_metadata, DUMP_PATH, NOSUID_PATH, OTHER_UID, OTHER_GID,
+		  06755);
+	ASSERT_EQ(0, stat(NOSUID_PATH, &st));
+	ASSERT_EQ(06000, st.st_mode & 06000);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, NOSUID_PATH, &d);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(NOBODY_GID, d.gid[1]);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(0, d.fifo);
+}
+
+/*
+ * A set-user-ID file owned by the caller keeps pA: the effective user ID
+ * after the exec equals the real one.
+ */
+TEST_F(exec, setuid_file_of_own_uid_keeps_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, NOBODY_UID, 0, 04755);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, SETID_PATH, &d);
+	EXPECT_EQ(NOBODY_UID, d.uid[0]);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+}
+
+/*
+ * A set-group-ID file of the caller's group keeps pA: the effective group
+ * ID after the exec equals the real one.
+ */
+TEST_F(exec, setgid_file_of_own_gid_keeps_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, 0, NOBODY_GID, 02755);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, SETID_PATH, &d);
+	EXPECT_EQ(NOBODY_GID, d.gid[0]);
+	EXPECT_EQ(NOBODY_GID, d.gid[1]);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+}
+
+/* The interpreter of a "#!" script gets pA like a plain file. */
+TEST_F(exec, script_interpreter_gets_ambient_caps)
+{
+	struct dump d;
+
+	write_file(_metadata, SCRIPT_PATH, "#!" DUMP_PATH " --raw\n", 0755);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, SCRIPT_PATH, &d);
+	EXPECT_STREQ(SCRIPT_PATH, d.arg);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(0, d.secure);
+	EXPECT_EQ(0, d.raw);
+}
+
+/* PR_SET_NO_NEW_PRIVS does not stop pA: it grants nothing new. */
+TEST_F(exec, no_new_privs_keeps_ambient)
+{
+	struct dump d;
+
+	become_user_with_ambient(_metadata);
+	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+}
+
+/*
+ * Under PR_SET_NO_NEW_PRIVS set-user-ID and set-group-ID bits keep pA: the
+ * exec changes no ID.
+ */
+TEST_F(exec, no_new_privs_setid_file_keeps_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, OTHER_UID, OTHER_GID,
+		  06755);
+	become_user_with_ambient(_metadata);
+	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	run_prog(_metadata, SETID_PATH, &d);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(NOBODY_GID, d.gid[1]);
+	EXPECT_EQ(AMB_CAPS, d.caps.amb);
+	EXPECT_EQ(AMB_CAPS, d.caps.prm);
+	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(0, d.fifo);
+}
+
+/*
+ * Under PR_SET_NO_NEW_PRIVS file capabilities still clear pA: here pP' is
+ * pI & fI alone, without CAP_SYS_NICE from pA.
+ */
+TEST_F(exec, no_new_privs_file_caps_clear_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, FCAP_PATH, 0, BIT_CAP(CAP_NET_RAW), true);
+	become_user_with_ambient(_metadata);
+	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	run_prog(_metadata, FCAP_PATH, &d);
+	EXPECT_EQ(EMPTY_SET, d.caps.amb);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.prm);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.eff);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(EPERM, d.fifo);
+}
+
+/* pA survives an exec by root, which gets all capabilities anyway. */
+TEST_F(exec, root_exec_keeps_ambient)
+{
+	struct dump d;
+
+	raise_amb(_metadata, CAP_NET_RAW);
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.amb);
+	EXPECT_EQ(all_caps(), d.caps.prm);
+	EXPECT_EQ(ROOT_UID, d.uid[1]);
+}
+
+/* An empty pA gives an unprivileged user no capability at all. */
+TEST_F(exec, empty_ambient_gives_no_caps)
+{
+	struct dump d;
+
+	become_user_with_ambient(_metadata);
+	ASSERT_EQ(0, amb_clear_all());
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(EMPTY_SET, d.caps.amb);
+	EXPECT_EQ(EMPTY_SET, d.caps.prm);
+	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	EXPECT_EQ(HELD_CAPS, d.caps.inh);
+	EXPECT_EQ(EPERM, d.raw);
+	EXPECT_EQ(EPERM, d.fifo);
+}
+
+/*
+ * The use case: a program started as an unprivileged user by setpriv(1) or
+ * capsh(1) with a capability in pA runs a shell script, and a child of that
+ * shell can use the capability.  Without pA the child gets EPERM.
+ */
+#define SETPRIV_PATH "/usr/bin/setpriv"
+#define SHELL_PATH "/bin/sh"
+
+static const char *const capsh_paths[] = {
+	"/sbin/capsh",
+	"/usr/sbin/capsh",
+	"/usr/bin/capsh",
+	NULL,
+};
+
+FIXTURE(client) {
+	const char *tool;
+};
+
+FIXTURE_VARIANT(client) {
+	bool capsh;
+	int cap;
+	const char *cap_name;
+	/* Ask the dumper to use CAP_SYS_NICE instead of CAP_NET_RAW. */
+	bool fifo;
+	bool ambient;
+};
+
+FIXTURE_VARIANT_ADD(client, setpriv_net_raw) {
+	.cap = CAP_NET_RAW,
+	.cap_name = "cap_net_raw",
+	.ambient = true,
+};
+
+FIXTURE_VARIANT_ADD(client, setpriv_net_raw_not_ambient) {
+	.cap = CAP_NET_RAW,
+	.cap_name = "cap_net_raw",
+};
+
+FIXTURE_VARIANT_ADD(client, setpriv_sys_nice) {
+	.cap = CAP_SYS_NICE,
+	.cap_name = "cap_sys_nice",
+	.fifo = true,
+	.ambient = true,
+};
+
+FIXTURE_VARIANT_ADD(client, setpriv_sys_nice_not_ambient) {
+	.cap = CAP_SYS_NICE,
+	.cap_name = "cap_sys_nice",
+	.fifo = true,
+};
+
+FIXTURE_VARIANT_ADD(client, capsh_net_raw) {
+	.capsh = true,
+	.cap = CAP_NET_RAW,
+	.cap_name = "cap_net_raw",
+	.ambient = true,
+};
+
+FIXTURE_VARIANT_ADD(client, capsh_net_raw_not_ambient) {
+	.capsh = true,
+	.cap = CAP_NET_RAW,
+	.cap_name = "cap_net_raw",
+};
+
+FIXTURE_VARIANT_ADD(client, capsh_sys_nice) {
+	.capsh = true,
+	.cap = CAP_SYS_NICE,
+	.cap_name = "cap_sys_nice",
+	.fifo = true,
+	.ambient = true,
+};
+
+FIXTURE_VARIANT_ADD(client, capsh_sys_nice_not_ambient) {
+	.capsh = true,
+	.cap = CAP_SYS_NICE,
+	.cap_name = "cap_sys_nice",
+	.fifo = true,
+};
+
+/* Whether @path is a program of its own, not a busybox applet. */
+static bool is_real_program(const char *path)
+{
+	char target[PATH_MAX];
+
+	if (access(path, X_OK))
+		return false;
+	if (!realpath(path, target))
+		return false;
+	return strcmp(basename(target), "busybox");
+}
+
+FIXTURE_SETUP(client)
+{
+	char dump[PATH_MAX], script[PATH_MAX + 64];
+	int i;
+
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	/* A kernel without PR_CAP_AMBIENT fails here. */
+	ASSERT_EQ(0, amb_clear_all())
+	{
+		TH_LOG("PR_CAP_AMBIENT_CLEAR_ALL failed: %s", strerror(errno));
+	}
+	ASSERT_EQ(EMPTY_SET, get_amb(_metadata));
+
+	if (variant->capsh) {
+		for (i = 0; capsh_paths[i]; i++) {
+			if (is_real_program(capsh_paths[i])) {
+				self->tool = capsh_paths[i];
+				break;
+			}
+		}
+		if (!self->tool)
+			SKIP(return, "capsh not found");
+	} else {
+		if (!is_real_program(SETPRIV_PATH))
+			SKIP(return, "%s not found", SETPRIV_PATH);
+		self->tool = SETPRIV_PATH;
+	}
+	if (access(SHELL_PATH, X_OK))
+		SKIP(return, "%s not found", SHELL_PATH);
+	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
+		SKIP(return, DUMP_NAME " not found");
+
+	mount_workdir(_metadata);
+	copy_file(_metadata, dump, DUMP_PATH, 0, 0, 0755);
+	/* The shell starts the dumper as a child, not with exec. */
+	snprintf(script, sizeof(script), "#!" SHELL_PATH "\n%s %s\n",
+		 DUMP_PATH, variant->fifo ? "--fifo" : "--raw");
+	write_file(_metadata, SCRIPT_PATH, script, 0755);
+}
+
+FIXTURE_TEARDOWN(client)
+{
+}
+
+TEST_F(client, shell_script_child_uses_cap)
+{
+	char arg1[64], arg2[64], arg3[64], arg4[64];
+	const char *argv[16];
+	struct dump d;
+	int i = 0, result;
+
+	argv[i++] = self->tool;
+	if (variant->capsh) {
+		snprintf(arg1, sizeof(arg1),
+			 "--caps=%s,cap_setpcap,cap_setuid,cap_setgid+eip",
+			 variant->cap_name);
+		snprintf(arg2, sizeof(arg2), "--addamb=%s", variant->cap_name);
+		argv[i++] = arg1;
+		argv[i++] = "--keep=1";
+		argv[i++] = "--user=nobody";
+		if (variant->ambient)
+			argv[i++] = arg2;
+		argv[i++] = "--shell=" SHELL_PATH;
+		argv[i++] = "--";
+	} else {
+		/* setpriv names capabilities without the "cap_" prefix. */
+		snprintf(arg1, sizeof(arg1), "--inh-caps=+%s",
+			 variant->cap_name + strlen("cap_"));
+		snprintf(arg2, sizeof(arg2), "--ambient-caps=+%s",
+			 variant->cap_name + strlen("cap_"));
+		snprintf(arg3, sizeof(arg3), "--reuid=%u", NOBODY_UID);
+		snprintf(arg4, sizeof(arg4), "--regid=%u", NOBODY_GID);
+		argv[i++] = arg3;
+		argv[i++] = arg4;
+		argv[i++] = "--clear-groups";
+		argv[i++] = arg1;
+		if (variant->ambient)
+			argv[i++] = arg2;
+		argv[i++] = SHELL_PATH;
+	}
+	argv[i++] = SCRIPT_PATH;
+	argv[i] = NULL;
+
+	run_dump(_metadata, argv, &d);
+	EXPECT_EQ(NOBODY_UID, d.uid[0]);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(NOBODY_UID, d.uid[2]);
+	result = variant->fifo ? d.fifo : d.raw;
+	if (variant->ambient) {
+		EXPECT_EQ(BIT_CAP(variant->cap), d.caps.amb);
+		EXPECT_EQ(BIT_CAP(variant->cap), d.caps.prm);
+		EXPECT_EQ(BIT_CAP(variant->cap), d.caps.eff);
+		EXPECT_EQ(0, result);
+	} else {
+		EXPECT_EQ(EMPTY_SET, d.caps.amb);
+		EXPECT_EQ(EMPTY_SET, d.caps.prm);
+		EXPECT_EQ(EPERM, result);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ambient capability set: the prctl(PR_CAP_AMBIENT) interface, its
+ * invariants, inheritance and interaction with user IDs and user namespaces.
+ *
+ * Every test starts as root holding all capabilities, with pI = pP and an
+ * empty ambient set, and runs in its own process: credential changes do not
+ * leak from one test to the next.
+ */
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+
+#include "common.h"
+
+/* Drops @cap from the sets selected by @from_prm, @from_inh and @from_eff. */
+static void drop_cap(struct __test_metadata *const _metadata, int cap,
+		     bool from_prm, bool from_inh, bool from_eff)
+{
+	__u64 eff, prm, inh;
+
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	if (from_prm) {
+		prm &= ~BIT_CAP(cap);
+		eff &= ~BIT_CAP(cap);
+	}
+	if (from_inh)
+		inh &= ~BIT_CAP(cap);
+	if (from_eff)
+		eff &= ~BIT_CAP(cap);
+	set_caps(_metadata, eff, prm, inh);
+}
+
+static int set_securebits(unsigned long bits)
+{
+	return prctl(PR_SET_SECUREBITS, bits, 0, 0, 0);
+}
+
+FIXTURE(prctl) {};
+
+FIXTURE_SETUP(prctl)
+{
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+}
+
+FIXTURE_TEARDOWN(prctl)
+{
+}
+
+/* RAISE adds exactly the given capability, which IS_SET then reports. */
+TEST_F(prctl, raise_adds_one_cap)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+/* IS_SET returns 1 for a raised capability and 0 for every other one. */
+TEST_F(prctl, is_set_returns_one_or_zero)
+{
+	const int last = last_cap();
+	int cap;
+
+	raise_amb(_metadata, CAP_SYS_NICE);
+	for (cap = 0; cap <= last; cap++)
+		EXPECT_EQ(cap == CAP_SYS_NICE, amb_is_set(cap));
+}
+
+/* LOWER removes only the given capability. */
+TEST_F(prctl, lower_removes_one_cap)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	ASSERT_EQ(0, amb_lower(CAP_NET_RAW));
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(1, amb_is_set(CAP_SYS_NICE));
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+}
+
+/* CLEAR_ALL empties the whole set, whatever it holds. */
+TEST_F(prctl, clear_all_empties_set)
+{
+	const int last = last_cap();
+	int cap;
+
+	for (cap = 0; cap <= last; cap++)
+		raise_amb(_metadata, cap);
+	ASSERT_EQ(all_caps(), get_amb(_metadata));
+	ASSERT_EQ(0, amb_clear_all());
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+	for (cap = 0; cap <= last; cap++)
+		EXPECT_EQ(0, amb_is_set(cap));
+}
+
+/* Raising an already raised capability succeeds and changes nothing. */
+TEST_F(prctl, raise_twice_is_harmless)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_NET_RAW);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+	ASSERT_EQ(0, amb_lower(CAP_NET_RAW));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* RAISE needs the capability in the permitted set. */
+TEST_F(prctl, raise_needs_permitted)
+{
+	raise_amb(_metadata, CAP_SYS_NICE);
+	drop_cap(_metadata, CAP_NET_RAW, true, false, false);
+	ASSERT_EQ(-1, amb_raise(CAP_NET_RAW));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+}
+
+/* RAISE needs the capability in the inheritable set. */
+TEST_F(prctl, raise_needs_inheritable)
+{
+	raise_amb(_metadata, CAP_SYS_NICE);
+	drop_cap(_metadata, CAP_NET_RAW, false, true, false);
+	ASSERT_EQ(-1, amb_raise(CAP_NET_RAW));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+}
+
+/* RAISE does not need the capability in the effective set. */
+TEST_F(prctl, raise_needs_no_effective)
+{
+	drop_cap(_metadata, CAP_NET_RAW, false, false, true);
+	raise_amb(_metadata, CAP_NET_RAW);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+/* SECBIT_NO_CAP_AMBIENT_RAISE forbids RAISE but keeps what is raised. */
+TEST_F(prctl, no_raise_securebit_forbids_raise)
+{
+	raise_amb(_metadata, CAP_SYS_NICE);
+	ASSERT_EQ(0, set_securebits(SECBIT_NO_CAP_AMBIENT_RAISE))
+	{
+		TH_LOG("Failed to set SECBIT_NO_CAP_AMBIENT_RAISE: %s",
+		       strerror(errno));
+	}
+	ASSERT_EQ(-1, amb_raise(CAP_NET_RAW));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+}
+
+/* LOWER and CLEAR_ALL still work under SECBIT_NO_CAP_AMBIENT_RAISE. */
+TEST_F(prctl, no_raise_securebit_allows_lower)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	ASSERT_EQ(0, set_securebits(SECBIT_NO_CAP_AMBIENT_RAISE))
+	{
+		TH_LOG("Failed to set SECBIT_NO_CAP_AMBIENT_RAISE: %s",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, amb_lower(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+	ASSERT_EQ(0, amb_clear_all());
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* Once locked, SECBIT_NO_CAP_AMBIENT_RAISE and its lock stay set. */
+TEST_F(prctl, no_raise_securebit_lock_holds)
+{
+	const unsigned long bits = SECBIT_NO_CAP_AMBIENT_RAISE |
+				   SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+
+	ASSERT_EQ(0, set_securebits(bits))
+	{
+		TH_LOG("Failed to lock SECBIT_NO_CAP_AMBIENT_RAISE: %s",
+		       strerror(errno));
+	}
+	ASSERT_EQ(-1, set_securebits(0));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(-1, set_securebits(SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(-1, set_securebits(SECBIT_NO_CAP_AMBIENT_RAISE));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(bits, prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+	ASSERT_EQ(-1, amb_raise(CAP_NET_RAW));
+	EXPECT_EQ(EPERM, errno);
+}
+
+/* LOWER of a capability in neither pP nor pI, nor raised, succeeds. */
+TEST_F(prctl, lower_needs_no_capability)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	set_caps(_metadata, 0, 0, 0);
+	ASSERT_EQ(0, amb_lower(CAP_NET_RAW));
+	ASSERT_EQ(0, amb_lower(CAP_SYS_NICE));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* LOWER works under a locked SECBIT_NO_CAP_AMBIENT_RAISE. */
+TEST_F(prctl, lower_works_under_locked_securebit)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	ASSERT_EQ(0, set_securebits(SECBIT_NO_CAP_AMBIENT_RAISE |
+				    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED));
+	ASSERT_EQ(0, amb_lower(CAP_NET_RAW));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/*
+ * Malformed requests fail with EINVAL and leave all five sets untouched.
+ * Before each request pA holds CAP_NET_RAW and CAP_SYS_NICE, CAP_KILL can be
+ * raised, and pE and the bounding set differ from pP.
+ */
+FIXTURE(bad_input) {
+	struct capsets before;
+};
+
+FIXTURE_VARIANT(bad_input) {
+	long op;
+	long arg3;
+	/* arg3 is meant as an invalid capability number. */
+	bool bad_cap;
+	/* Use cap_last_cap + 1 as arg3. */
+	bool past_last_cap;
+	long arg4;
+	long arg5;
+};
+
+/* Invalid capability numbers, for IS_SET, RAISE and LOWER. */
+FIXTURE_VARIANT_ADD(bad_input, is_set_cap_minus_1) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.arg3 = -1,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_cap_minus_1) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.arg3 = -1,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_cap_minus_1) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.arg3 = -1,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, is_set_cap_63) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.arg3 = 63,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_cap_63) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.arg3 = 63,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_cap_63) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.arg3 = 63,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, is_set_cap_64) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.arg3 = 64,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_cap_64) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.arg3 = 64,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_cap_64) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.arg3 = 64,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, is_set_cap_long_max) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.arg3 = LONG_MAX,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_cap_long_max) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.arg3 = LONG_MAX,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_cap_long_max) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.arg3 = LONG_MAX,
+	.bad_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, op_0) {
+	.op = 0,
+	.arg3 = CAP_NET_RAW,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, op_5) {
+	.op = 5,
+	.arg3 = CAP_NET_RAW,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, clear_all_arg3) {
+	.op = PR_CAP_AMBIENT_CLEAR_ALL,
+	.arg3 = CAP_NET_RAW,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, clear_all_arg3_minus_1) {
+	.op = PR_CAP_AMBIENT_CLEAR_ALL,
+	.arg3 = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, is_set_cap_past_last) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.bad_cap = true,
+	.past_last_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_cap_past_last) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.bad_cap = true,
+	.past_last_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_cap_past_last) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.bad_cap = true,
+	.past_last_cap = true,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, is_set_arg4) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.arg3 = CAP_NET_RAW,
+	.arg4 = 1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_arg4) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.arg3 = CAP_KILL,
+	.arg4 = 1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_arg4) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.arg3 = CAP_NET_RAW,
+	.arg4 = 1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, clear_all_arg4) {
+	.op = PR_CAP_AMBIENT_CLEAR_ALL,
+	.arg4 = 1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, is_set_arg5) {
+	.op = PR_CAP_AMBIENT_IS_SET,
+	.arg3 = CAP_NET_RAW,
+	.arg5 = 1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, raise_arg5) {
+	.op = PR_CAP_AMBIENT_RAISE,
+	.arg3 = CAP_KILL,
+	.arg5 = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, lower_arg5) {
+	.op = PR_CAP_AMBIENT_LOWER,
+	.arg3 = CAP_NET_RAW,
+	.arg5 = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, clear_all_arg5) {
+	.op = PR_CAP_AMBIENT_CLEAR_ALL,
+	.arg5 = 1,
+};
+
+FIXTURE_SETUP(bad_input)
+{
+	__u64 eff, prm, inh;
+
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	set_caps(_metadata, eff & ~BIT_CAP(CAP_CHOWN), prm, inh);
+	ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_MKNOD, 0, 0, 0));
+	get_capsets(_metadata, &self->before);
+
+	if (variant->bad_cap && !variant->past_last_cap &&
+	    variant->arg3 >= 0 && variant->arg3 <= last_cap())
+		SKIP(return, "capability %ld is valid on this kernel",
+		     variant->arg3);
+}
+
+FIXTURE_TEARDOWN(bad_input)
+{
+}
+
+TEST_F(bad_input, einval_and_sets_unchanged)
+{
+	const unsigned long arg3 = variant->past_last_cap ?
+		(unsigned long)last_cap() + 1 : (unsigned long)variant->arg3;
+	struct capsets after;
+
+	ASSERT_EQ(-1, prctl(PR_CAP_AMBIENT, variant->op, arg3, variant->arg4,
+			    variant->arg5));
+	EXPECT_EQ(EINVAL, errno);
+	get_capsets(_metadata, &after);
+	EXPECT_EQ(self->before.inh, after.inh);
+	EXPECT_EQ(self->before.prm, after.prm);
+	EXPECT_EQ(self->before.eff, after.eff);
+	EXPECT_EQ(self->before.bnd, after.bnd);
+	EXPECT_EQ(self->before.amb, after.amb);
+}
+
+FIXTURE(invariant) {};
+
+FIXTURE_SETUP(invariant)
+{
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+}
+
+FIXTURE_TEARDOWN(invariant)
+{
+}
+
+/* pA is a subset of pP: lowering pP with capset drops the pA bit. */
+TEST_F(invariant, capset_lowering_permitted_drops_ambient)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	drop_cap(_metadata, CAP_NET_RAW, true, false, false);
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+}
+
+/* pA is a subset of pI: lowering pI with capset drops the pA bit. */
+TEST_F(invariant, capset_lowering_inheritable_drops_ambient)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	drop_cap(_metadata, CAP_NET_RAW, false, true, false);
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_SYS_NICE), get_amb(_metadata));
+}
+
+/* pE plays no part: lowering only pE keeps pA. */
+TEST_F(invariant, capset_lowering_effective_keeps_ambient)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	drop_cap(_metadata, CAP_NET_RAW, false, false, true);
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+/* CapAmb in the status file agrees with IS_SET for every capability. */
+TEST_F(invariant, status_agrees_with_is_set)
+{
+	const int last = last_cap();
+	__u64 want = 0, amb;
+	int cap;
+
+	for (cap = 0; cap <= last; cap += 3) {
+		raise_amb(_metadata, cap);
+		want |= BIT_CAP(cap);
+	}
+	amb = get_amb(_metadata);
+	EXPECT_EQ(want, amb);
+	for (cap = 0; cap <= last; cap++)
+		EXPECT_EQ(!!(amb & BIT_CAP(cap)), amb_is_set(cap));
+}
+
+struct thread_data {
+	int pipe_fd;
+	int raise_ret;
+	int is_set_ret;
+	int status_ret;
+	__u64 amb;
+};
+
+/* Raises CAP_NET_RAW in this thread only, and reports what it sees. */
+static void *raise_in_thread(void *arg)
+{
+	struct thread_data *data = arg;
+
+	data->raise_ret = amb_raise(CAP_NET_RAW);
+	data->is_set_ret = amb_is_set(CAP_NET_RAW);
+	data->status_ret = status_amb(&data->amb);
+	return NULL;
+}
+
+/* Waits for the main thread, then reports what this thread sees. */
+static void *wait_in_thread(void *arg)
+{
+	struct thread_data *data = arg;
+	char c;
+
+	if (read(data->pipe_fd, &c, 1) != 1)
+		return NULL;
+	data->is_set_ret = amb_is_set(CAP_NET_RAW);
+	data->status_ret = status_amb(&data->amb);
+	return NULL;
+}
+
+/* pA belongs to a thread: a raise in another thread is not seen here. */
+TEST_F(invariant, raise_in_thread_is_per_thread)
+{
+	struct thread_data data = {};
+	pthread_t thread;
+
+	ASSERT_EQ(0, pthread_create(&thread, NULL, raise_in_thread, &data));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	ASSERT_EQ(0, data.raise_ret);
+	EXPECT_EQ(1, data.is_set_ret);
+	ASSERT_EQ(0, data.status_ret);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), data.amb);
+
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* pA belongs to a thread: a raise here is not seen by a running thread. */
+TEST_F(invariant, raise_is_not_seen_by_running_thread)
+{
+	struct thread_data data = {
+		.is_set_ret = -2,
+		.status_ret = -2,
+	};
+	pthread_t thread;
+	int fds[2];
+
+	ASSERT_EQ(0, pipe(fds));
+	data.pipe_fd = fds[0];
+	ASSERT_EQ(0, pthread_create(&thread, NULL, wait_in_thread, &data));
+	raise_amb(_metadata, CAP_NET_RAW);
+	ASSERT_EQ(1, write(fds[1], "x", 1));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(0, data.is_set_ret);
+	ASSERT_EQ(0, data.status_ret);
+	EXPECT_EQ(EMPTY_SET, data.amb);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+FIXTURE(inherit) {};
+
+FIXTURE_SETUP(inherit)
+{
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+}
+
+FIXTURE_TEARDOWN(inherit)
+{
+}
+
+#define INHERITED_AMB (BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE))
+
+/* Exit code of a child: 0 if it holds the ambient set of its parent. */
+static int check_inherited(void)
+{
+	__u64 amb;
+
+	if (amb_is_set(CAP_NET_RAW) != 1 || amb_is_set(CAP_SYS_NICE) != 1)
+		return 1;
+	if (status_amb(&amb) || amb != INHERITED_AMB)
+		return 2;
+	return 0;
+}
+
+static int clone_child(void *arg)
+{
+	(void)arg;
+	return check_inherited();
+}
+
+static void *thread_child(void *arg)
+{
+	*(int *)arg = check_inherited();
+	return NULL;
+}
+
+/* A child created by fork(2) has the ambient set of its parent. */
+TEST_F(inherit, fork_keeps_ambient)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(check_inherited());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* A child created by clone(2) has the ambient set of its parent. */
+TEST_F(inherit, clone_keeps_ambient)
+{
+	const size_t stack_size = 1024 * 1024;
+	char *stack;
+	int status;
+	pid_t pid;
+
+	stack = malloc(stack_size);
+	ASSERT_NE(NULL, stack);
+	pid = clone(clone_child, stack + stack_size, SIGCHLD, NULL);
+	ASSERT_LE(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	free(stack);
+}
+
+/* A new thread has the ambient set of the thread that created it. */
+TEST_F(inherit, thread_keeps_ambient)
+{
+	pthread_t thread;
+	int ret = -1;
+
+	ASSERT_EQ(0, pthread_create(&thread, NULL, thread_child, &ret));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(0, ret);
+}
+
+FIXTURE(uid_change) {};
+
+FIXTURE_SETUP(uid_change)
+{
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+	raise_amb(_metadata, CAP_NET_RAW);
+}
+
+FIXTURE_TEARDOWN(uid_change)
+{
+}
+
+/* Leaving root for good clears pA, even with SECBIT_KEEP_CAPS set. */
+TEST_F(uid_change, root_to_nonroot_clears_ambient_despite_keep_caps)
+{
+	__u64 eff, prm, inh;
+
+	ASSERT_EQ(0, set_securebits(SECBIT_KEEP_CAPS));
+	ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID,
+			     NOBODY_UID));
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	/* SECBIT_KEEP_CAPS did keep pP... */
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), prm & BIT_CAP(CAP_NET_RAW));
+	/* ... but not pA. */
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* Leaving root for good without SECBIT_KEEP_CAPS clears pA too. */
+TEST_F(uid_change, root_to_nonroot_clears_ambient)
+{
+	ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID,
+			     NOBODY_UID));
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* Keeping root as the saved user ID keeps pA. */
+TEST_F(uid_change, saved_root_uid_keeps_ambient)
+{
+	ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID, 0));
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+/* Changing group IDs keeps pA. */
+TEST_F(uid_change, gid_change_keeps_ambient)
+{
+	ASSERT_EQ(0, syscall(SYS_setresgid, NOBODY_GID, NOBODY_GID,
+			     NOBODY_GID));
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+/* Going from a non-root user to another non-root user keeps pA. */
+TEST_F(uid_change, nonroot_to_nonroot_keeps_ambient)
+{
+	become_user(_metadata, NOBODY_UID, NOBODY_GID,
+		    BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SETUID));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+	raise_amb(_metadata, CAP_NET_RAW);
+	ASSERT_EQ(0, syscall(SYS_setresuid, OTHER_UID, OTHER_UID, OTHER_UID));
+	EXPECT_EQ(OTHER_UID, geteuid());
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+FIXTURE(userns) {};
+
+FIXTURE_SETUP(userns)
+{
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+	raise_amb(_metadata, CAP_NET_RAW);
+	if (unshare(CLONE_NEWUSER))
+		SKIP(return, "cannot create a user namespace: %s",
+		     strerror(errno));
+}
+
+FIXTURE_TEARDOWN(userns)
+{
+}
+
+static void write_proc(struct __test_metadata *const _metadata,
+		       const char *path, const char *text)
+{
+	const ssize_t len = strlen(text);
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(len, write(fd, text, len))
+	{
+		TH_LOG("Failed to write %s: %s", path, strerror(errno));
+	}
+	ASSERT_EQ(0, close(fd));
+}
+
+/* Maps root in the new user namespace to root outside. */
+static void map_root(struct __test_metadata *const _metadata)
+{
+	write_proc(_metadata, "/proc/self/setgroups", "deny");
+	write_proc(_metadata, "/proc/self/uid_map", "0 0 1");
+	write_proc(_metadata, "/proc/self/gid_map", "0 0 1");
+}
+
+/* Entering a new user namespace empties pA. */
+TEST_F(userns, unshare_clears_ambient)
+{
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/* In the namespace, RAISE works for capabilities held there. */
+TEST_F(userns, raise_works_for_caps_held_in_namespace)
+{
+	map_root(_metadata);
+	fill_inheritable(_metadata);
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_ADMIN);
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_ADMIN),
+		  get_amb(_metadata));
+}
+
+/* In the namespace, pI starts empty, so RAISE fails until pI is filled. */
+TEST_F(userns, raise_needs_inheritable_in_namespace)
+{
+	__u64 eff, prm, inh;
+
+	map_root(_metadata);
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	ASSERT_EQ(EMPTY_SET, inh);
+	ASSERT_EQ(-1, amb_raise(CAP_NET_RAW));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/*
+ * Entering a user namespace other than with unshare(2) empties pA as well.
+ * Before that pA holds CAP_NET_RAW and CAP_SYS_NICE.
+ */
+FIXTURE(enter_userns) {};
+
+FIXTURE_SETUP(enter_userns)
+{
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	setup_root(_metadata);
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+}
+
+FIXTURE_TEARDOWN(enter_userns)
+{
+}
+
+/* What a child sees of its own capability sets. */
+struct userns_report {
+	int capget_ret;
+	int status_ret;
+	int is_set_net_raw;
+	int is_set_sys_nice;
+	__u64 inh;
+	__u64 prm;
+	__u64 amb;
+};
+
+/* Reports the capability sets of this child on the pipe given in @arg. */
+static int report_child(void *arg)
+{
+	struct userns_report report = {};
+	__u64 eff;
+	int fd = *(int *)arg;
+
+	report.capget_ret = raw_capget(&eff, &report.prm, &report.inh);
+	report.status_ret = status_amb(&report.amb);
+	report.is_set_net_raw = amb_is_set(CAP_NET_RAW);
+	report.is_set_sys_nice = amb_is_set(CAP_SYS_NICE);
+	if (write(fd, &report, sizeof(report)) != sizeof(report))
+		return 1;
+	return 0;
+}
+
+/* A child created by clone(2) with CLONE_NEWUSER starts with an empty pA. */
+TEST_F(enter_userns, clone_newuser_clears_ambient)
+{
+	const size_t stack_size = 1024 * 1024;
+	struct userns_report report = {};
+	int fds[2], status;
+	char *stack;
+	pid_t pid;
+
+	stack = malloc(stack_size);
+	ASSERT_NE(NULL, stack);
+	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
+	pid = clone(report_child, stack + stack_size, CLONE_NEWUSER | SIGCHLD,
+		    &fds[1]);
+	if (pid < 0)
+		SKIP(return, "cannot create a user namespace: %s",
+		     strerror(errno));
+	ASSERT_EQ(0, close(fds[1]));
+	ASSERT_EQ((ssize_t)sizeof(report),
+		  read(fds[0], &report, sizeof(report)));
+	ASSERT_EQ(0, close(fds[0]));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	free(stack);
+
+	ASSERT_EQ(0, report.capget_ret);
+	ASSERT_EQ(0, report.status_ret);
+	EXPECT_EQ(0, report.is_set_net_raw);
+	EXPECT_EQ(0, report.is_set_sys_nice);
+	EXPECT_EQ(EMPTY_SET, report.amb);
+	EXPECT_EQ(EMPTY_SET, report.inh);
+	/* pP is full in the new namespace: only pA and pI are emptied. */
+	EXPECT_EQ(all_caps(), report.prm & all_caps());
+	/* The parent keeps its own pA. */
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE),
+		  get_amb(_metadata));
+}
+
+/*
+ * Joining an existing user namespace with setns(2) empties pA, although the
+ * caller holds CAP_SYS_ADMIN over it and keeps a full pP there.
+ */
+TEST_F(enter_userns, setns_clears_ambient)
+{
+	__u64 eff, prm, inh;
+	int fd;
+
+	fd = open_child_userns(_metadata);
+	if (fd < 0)
+		SKIP(return, "cannot create a user namespace");
+	ASSERT_EQ(0, setns(fd, CLONE_NEWUSER))
+	{
+		TH_LOG("setns failed: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, close(fd));
+
+	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(0, amb_is_set(CAP_SYS_NICE));
+	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	EXPECT_EQ(EMPTY_SET, inh);
+	EXPECT_EQ(all_caps(), prm & all_caps());
+}
+
+TEST_HARNESS_MAIN
