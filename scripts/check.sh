@@ -75,6 +75,16 @@ lacks_ambient() {
 	echo "our suite: $(ours "$k" FAIL) failed, $(ours "$k" SKIP) skipped, 0 passed"
 }
 
+# The counts the cover letter states are the counts measured now.
+cover_figures() {
+	local k stated
+	for k in $FLAVOURS; do
+		stated=$(grep -oE "KERNEL=$k +[0-9]+ passed, [0-9]+ failed" "$TOP/cover-letter.txt" |
+			awk '{ print $2 " " $4 }')
+		expect "cover letter, $k" "$stated" "$(count "$k" PASS) $(count "$k" FAIL)" || return 1
+	done
+}
+
 suite_results() {
 	echo "our suite on $1: $(ours "$1") results, $(ours "$1" PASS) passed"
 	[ "$(ours "$1")" -ge 60 ]
@@ -98,6 +108,7 @@ check kselftest-ambient-passes conforms ambient
 check kselftest-pre-ambient-fails lacks_ambient pre-ambient
 check suite-has-60-results suite_results stock
 check uapi-matches-stock "$TOP/scripts/abi-check.sh"
+check cover-letter-figures-measured cover_figures
 
 # The series as a submission.
 check series-up-to-date "$TOP/scripts/series.sh" --check

@@ -8,24 +8,30 @@
 
 flavour=${1:?usage: kselftest.sh FLAVOUR}
 check_flavour "$flavour"
-: >"$LOGS/phases.tsv.$flavour"
+PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
+export PAYLOAD
+times=$LOGS/phases-kselftest-$flavour.tsv
+: >"$times"
+
+# phase appends to $LOGS/phases.tsv; keep this run's lines apart as well.
+run() { phase "$@"; local rc=$?; tail -n 1 "$LOGS/phases.tsv" >>"$times"; return $rc; }
 
 if [ -z "${KIMAGE:-}" ]; then
-	phase "kernel $flavour" "$TOP/scripts/kernel.sh" "$flavour"
+	run "kernel $flavour" "$TOP/scripts/kernel.sh" "$flavour"
 	image=$OBJ/$flavour/arch/x86/boot/bzImage
 else
 	image=$KIMAGE
 fi
-PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
-export PAYLOAD
-phase "payload" "$TOP/scripts/payload.sh"
+run payload "$TOP/scripts/payload.sh"
 rc=0
-phase "boot+kselftest $flavour" "$TOP/scripts/vm.sh" "$flavour" "$image" \
+run "boot+kselftest $flavour" "$TOP/scripts/vm.sh" "$flavour" "$image" \
 	"$PAYLOAD/initramfs.cpio.gz" || rc=$?
 
 results=$BUILD/results/$flavour.tsv
-if [ -s "$results" ]; then
-	awk -F'\t' '{ printf "%-4s %s: %s\n", $1, $2, $3 }' "$results"
-fi
+[ -s "$results" ] && awk -F'\t' '{ printf "%-4s %s: %s\n", $1, $2, $3 }' "$results"
 grep '^@@ abi:' "$LOGS/vm-$flavour.log" | sed 's/^@@ //' || true
+[ -s "$results" ] && awk -F'\t' -v k="$flavour" '{ n[$1]++ } END {
+	printf "kselftest[%s]: %d passed, %d failed, %d skipped\n", k,
+		n["PASS"], n["FAIL"], n["SKIP"] }' "$results"
+awk -F'\t' '{ printf "  %-28s %6.1f s\n", $1, $2 }' "$times"
 exit $rc

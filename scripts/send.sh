@@ -21,10 +21,13 @@ wt=$SRC/b4
 out=$BUILD/outgoing
 lock b4
 # b4 and git read the identity from the configuration.
-export GIT_CONFIG_COUNT=3
+# Without an SMTP server in the configuration b4 assumes its web endpoint,
+# which wants signed messages; -o never connects to either.
+export GIT_CONFIG_COUNT=4
 export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="$(author_name)"
 export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$(author_email)"
 export GIT_CONFIG_KEY_2=b4.prep-cover-strategy GIT_CONFIG_VALUE_2=commit
+export GIT_CONFIG_KEY_3=sendemail.smtpServer GIT_CONFIG_VALUE_3=localhost
 
 git -C "$SRC/stock" worktree prune
 [ -d "$wt" ] || git -C "$SRC/stock" worktree add -q --detach "$wt" pre-ambient

@@ -54,7 +54,7 @@ while read -r f; do
 done
 
 git -C "$wt" show ambient:MAINTAINERS |
-	awk '/^CAPABILITIES$/ { on = 1 } on && /^$/ { exit } on' >"$tmp/MAINTAINERS.snippet"
+	awk '/^CAPABILITIES$/ { on = 1 } on && /^$/ { on = 0 } on' >"$tmp/MAINTAINERS.snippet"
 
 if [ "${1:-}" = --check ]; then
 	bad=0
@@ -80,4 +80,5 @@ for d in series selftests Documentation; do
 	cp -r "$tmp/$d" "$TOP/$d"
 done
 cp "$tmp/MAINTAINERS.snippet" "$TOP/MAINTAINERS.snippet"
+"$TOP/scripts/tree.sh" --adopt
 msg "exported $n patches to series/ and refreshed selftests/ and Documentation/"

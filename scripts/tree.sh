@@ -118,6 +118,13 @@ make_ambient() {
 }
 
 lock tree
+# --adopt: the ambient branch has just been exported to series/ (make
+# series), so it is what series/ describes: record that, rebuild nothing.
+if [ "${1:-}" = --adopt ]; then
+	echo "$(hash_files $(base_patches) $(series_patches)) $(git_ -C "$SRC/ambient" rev-parse ambient)" \
+		>"$SRC/.ambient.stamp"
+	exit 0
+fi
 git_ -C "$STOCK" rev-parse -q --verify stock >/dev/null 2>&1 || make_stock
 make_pre_ambient
 make_ambient
