@@ -8,6 +8,8 @@
 #   minimal (default)  tinyconfig + config/minimal.config + the capabilities
 #                      selftest's own config file, as kselftest prescribes;
 #                      output in build/obj/FLAVOUR
+#   debug              minimal + config/debug.config (UBSAN, KASAN, lockdep,
+#                      list and atomic-sleep debugging); build/obj/FLAVOUR-debug
 #   tinyconfig, allnoconfig
 #                      the plain kernel targets, to prove the code builds
 #                      with everything optional off; build/obj/FLAVOUR-KCONFIG
@@ -20,8 +22,8 @@ check_flavour "$flavour"
 kconfig=${KCONFIG:-minimal}
 case $kconfig in
 minimal) suffix= ;;
-tinyconfig|allnoconfig) suffix=-$kconfig ;;
-*) die "unknown KCONFIG '$kconfig'" "use minimal, tinyconfig or allnoconfig" ;;
+debug|tinyconfig|allnoconfig) suffix=-$kconfig ;;
+*) die "unknown KCONFIG '$kconfig'" "use minimal, debug, tinyconfig or allnoconfig" ;;
 esac
 src=$SRC/$flavour
 obj=$OBJ/$flavour$suffix
@@ -40,6 +42,7 @@ command -v ccache >/dev/null && cc="ccache gcc"
 # whatever commit its worktree has checked out), so all three kernels, and
 # every step of a bisection, are configured alike.
 fragments="$TOP/config/minimal.config"
+[ "$kconfig" = debug ] && fragments="$fragments $TOP/config/debug.config"
 if git -C "$SRC/ambient" show ambient:tools/testing/selftests/capabilities/config \
 	>"$obj/.selftests.config" 2>/dev/null; then
 	fragments="$fragments $obj/.selftests.config"
@@ -49,7 +52,7 @@ kmake() { make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(jobs)" "$@"; }
 
 configure() {
 	local want
-	if [ "$kconfig" != minimal ]; then
+	if [ "$kconfig" = tinyconfig ] || [ "$kconfig" = allnoconfig ]; then
 		[ -f "$obj/.config" ] && return
 		kmake "$kconfig" >"$log" 2>&1 ||
 			die "make $kconfig failed (log: $log)" "read the log"

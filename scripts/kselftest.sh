@@ -3,34 +3,39 @@
 # Build what is stale for one flavour, boot it and run the capabilities
 # kselftests; print one line per test, the totals and the phase times.
 #
-#   kselftest.sh FLAVOUR        (KIMAGE=path boots another bzImage instead)
+#   kselftest.sh FLAVOUR        (KIMAGE=path boots another bzImage instead;
+#                                KCONFIG=debug boots the debug build)
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:?usage: kselftest.sh FLAVOUR}
 check_flavour "$flavour"
+case ${KCONFIG:-minimal} in
+minimal) name=$flavour ;;
+*) name=$flavour-$KCONFIG ;;
+esac
 PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
 export PAYLOAD
-times=$LOGS/phases-kselftest-$flavour.tsv
+times=$LOGS/phases-kselftest-$name.tsv
 : >"$times"
 
 # phase appends to $LOGS/phases.tsv; keep this run's lines apart as well.
 run() { phase "$@"; local rc=$?; tail -n 1 "$LOGS/phases.tsv" >>"$times"; return $rc; }
 
 if [ -z "${KIMAGE:-}" ]; then
-	run "kernel $flavour" "$TOP/scripts/kernel.sh" "$flavour"
-	image=$OBJ/$flavour/arch/x86/boot/bzImage
+	run "kernel $name" "$TOP/scripts/kernel.sh" "$flavour"
+	image=$OBJ/$name/arch/x86/boot/bzImage
 else
 	image=$KIMAGE
 fi
 run payload "$TOP/scripts/payload.sh"
 rc=0
-run "boot+kselftest $flavour" "$TOP/scripts/vm.sh" "$flavour" "$image" \
+run "boot+kselftest $name" "$TOP/scripts/vm.sh" "$name" "$image" \
 	"$PAYLOAD/initramfs.cpio.gz" || rc=$?
 
-results=$BUILD/results/$flavour.tsv
+results=$BUILD/results/$name.tsv
 [ -s "$results" ] && awk -F'\t' '{ printf "%-4s %s: %s\n", $1, $2, $3 }' "$results"
-grep '^@@ abi:' "$LOGS/vm-$flavour.log" | sed 's/^@@ //' || true
-[ -s "$results" ] && awk -F'\t' -v k="$flavour" '{ n[$1]++ } END {
+grep '^@@ abi:' "$LOGS/vm-$name.log" | sed 's/^@@ //' || true
+[ -s "$results" ] && awk -F'\t' -v k="$name" '{ n[$1]++ } END {
 	printf "kselftest[%s]: %d passed, %d failed, %d skipped\n", k,
 		n["PASS"], n["FAIL"], n["SKIP"] }' "$results"
 awk -F'\t' '{ printf "  %-28s %6.1f s\n", $1, $2 }' "$times"

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Micro-benchmarks of the paths the ambient capability set touches:
+ * fork+execve+wait with an empty and with a five-capability ambient set,
+ * prctl(PR_CAP_AMBIENT_IS_SET), capget+capset and setresuid round trips.
+ *
+ *   bench [BATCHES [BATCH_MS]]		(run as root; default 11 batches of 60 ms)
+ *   bench --exit [MASK]			(what the exec benchmarks run)
+ *
+ * Each benchmark runs in its own child with the credentials it needs. It
+ * is calibrated so that one batch takes about BATCH_MS, warmed up with one
+ * discarded batch, then timed over BATCHES batches. Output, one set of
+ * lines per benchmark, values in ns per operation:
+ *
+ *   @@ bench result name=NAME pa=N iters=I batches=B median=V p25=V p75=V min=V max=V
+ *   @@ bench batches name=NAME ns=V,V,...
+ *   @@ bench skip name=NAME reason=WHY
+ *
+ * framed by "@@ bench start ... clocksource=NAME" and
+ * "@@ bench end status=ok|failed"; the exit status is 0 only when every
+ * benchmark that ran succeeded. On a
+ * kernel without prctl(PR_CAP_AMBIENT) (EINVAL) the benchmarks that need
+ * an ambient set are skipped; the others run with an empty one (pa=0).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT		47
+#define PR_CAP_AMBIENT_IS_SET	1
+#define PR_CAP_AMBIENT_RAISE	2
+#endif
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MAX_BATCHES	1000
+#define UID_A		1000
+#define UID_B		1001
+
+/* The five capabilities raised in the ambient set. */
+static const int amb_caps[] = {
+	CAP_CHOWN, CAP_KILL, CAP_NET_BIND_SERVICE, CAP_NET_RAW, CAP_SYS_NICE,
+};
+#define N_AMB_CAPS	((int)ARRAY_SIZE(amb_caps))
+
+static char self[4096];		/* this program, for the exec benchmarks */
+static char mask_arg[32];	/* the effective set the exec child expects */
+static int have_ambient;
+static int raised;		/* caps in pA of this benchmark's process */
+
+static unsigned long long amb_mask(void)
+{
+	unsigned long long m = 0;
+	int i;
+
+	for (i = 0; i < N_AMB_CAPS; i++)
+		m |= 1ULL << amb_caps[i];
+	return m;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The clocksource behind CLOCK_MONOTONIC: jiffies would quantise batches. */
+static const char *clock_name(void)
+{
+	static char name[64];
+	FILE *f;
+
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  "r");
+	if (!f || fscanf(f, "%63s", name) != 1)
+		snprintf(name, sizeof(name), "unknown");
+	if (f)
+		fclose(f);
+	return name;
+}
+
+static int fail(const char *what)
+{
+	printf("@@ bench error %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static int caps_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+
+	return syscall(SYS_capget, &h, d);
+}
+
+static int caps_set(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+
+	return syscall(SYS_capset, &h, d);
+}
+
+/* "bench --exit [MASK]": exit at once, or check the effective set first. */
+static int exit_child(int argc, char **argv)
+{
+	struct __user_cap_data_struct d[2];
+	unsigned long long eff;
+
+	if (argc < 3)
+		return 0;
+	if (caps_get(d))
+		return 2;
+	eff = d[0].effective | (unsigned long long)d[1].effective << 32;
+	return eff == strtoull(argv[2], NULL, 16) ? 0 : 3;
+}
+
+/*
+ * Credentials of a benchmark: uids (r, e, s) kept with SECBIT_KEEP_CAPS,
+ * the five capabilities in pI (and, for a non-root euid, pP), and in pA
+ * when want_ambient and the kernel has it.
+ */
+static int setup_creds(uid_t r, uid_t e, uid_t s, int want_ambient)
+{
+	struct __user_cap_data_struct d[2];
+	unsigned long long m = amb_mask();
+	int i;
+
+	if (prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS, 0, 0, 0))
+		return fail("PR_SET_SECUREBITS");
+	if (setresuid(r, e, s))
+		return fail("setresuid");
+	if (caps_get(d))
+		return fail("capget");
+	d[0].inheritable = (unsigned int)m;
+	d[1].inheritable = (unsigned int)(m >> 32);
+	if (e != 0) {
+		d[0].permitted = d[0].inheritable;
+		d[1].permitted = d[1].inheritable;
+		d[0].effective = 0;
+		d[1].effective = 0;
+	}
+	if (caps_set(d))
+		return fail("capset");
+
+	raised = 0;
+	if (!want_ambient || !have_ambient)
+		return 0;
+	for (i = 0; i < N_AMB_CAPS; i++)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, amb_caps[i], 0, 0))
+			return fail("PR_CAP_AMBIENT_RAISE");
+	raised = N_AMB_CAPS;
+	return 0;
+}
+
+static int setup_user_pa0(void)
+{
+	return setup_creds(UID_A, UID_A, UID_A, 0);
+}
+
+static int setup_user_pa5(void)
+{
+	return setup_creds(UID_A, UID_A, UID_A, 1);
+}
+
+static int setup_user_pair(void)
+{
+	return setup_creds(UID_A, UID_A, UID_B, 1);
+}
+
+static int setup_root(void)
+{
+	return setup_creds(0, 0, 0, 1);
+}
+
+static int op_exec(void)
+{
+	char *argv[] = { self, "--exit", mask_arg[0] ? mask_arg : NULL, NULL };
+	char *envp[] = { NULL };
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("@@ bench error exec child status 0x%x\n", status);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Exec once with the effective set the child must see (pE' = pA for a
+ * non-root exec without file capabilities), so the ambient path is
+ * known to be taken; the timed execs do not check.
+ */
+static int op_exec_checked(void)
+{
+	snprintf(mask_arg, sizeof(mask_arg), "%llx", raised ? amb_mask() : 0ULL);
+	if (op_exec())
+		return -1;
+	mask_arg[0] = '\0';
+	return 0;
+}
+
+static int op_is_set(void)
+{
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_RAW, 0, 0) != 1)
+		return fail("PR_CAP_AMBIENT_IS_SET");
+	return 0;
+}
+
+static int op_capget_capset(void)
+{
+	struct __user_cap_data_struct d[2];
+
+	if (caps_get(d))
+		return fail("capget");
+	if (caps_set(d))
+		return fail("capset");
+	return 0;
+}
+
+/* Non-root euid swap, UID_A <-> UID_B (the saved uid). */
+static int op_setresuid_user(void)
+{
+	if (setresuid(-1, UID_B, -1) || setresuid(-1, UID_A, -1))
+		return fail("setresuid");
+	return 0;
+}
+
+/* euid 0 -> UID_A -> 0 with ruid and suid 0: pE dropped and restored. */
+static int op_setresuid_root(void)
+{
+	if (setresuid(-1, UID_A, -1) || setresuid(-1, 0, -1))
+		return fail("setresuid");
+	return 0;
+}
+
+struct bench {
+	const char *name;
+	int (*setup)(void);
+	int (*check)(void);	/* run once before timing, may be NULL */
+	int (*op)(void);
+	int needs_ambient;
+};
+
+static const struct bench benches[] = {
+	{ "exec-pa0", setup_user_pa0, op_exec_checked, op_exec, 0 },
+	{ "exec-pa5", setup_user_pa5, op_exec_checked, op_exec, 1 },
+	{ "prctl-is-set", setup_user_pa5, NULL, op_is_set, 1 },
+	{ "capget-capset", setup_user_pa5, NULL, op_capget_capset, 0 },
+	{ "setresuid-user", setup_user_pair, NULL, op_setresuid_user, 0 },
+	{ "setresuid-root", setup_root, NULL, op_setresuid_root, 0 },
+};
+
+static int run_batch(int (*op)(void), long iters, long long *ns)
+{
+	long long t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++)
+		if (op())
+			return -1;
+	*ns = now_ns() - t0;
+	if (*ns <= 0)
+		*ns = 1;
+	return 0;
+}
+
+/* Iterations for one batch of about batch_ns; doubles as warm-up. */
+static long calibrate(int (*op)(void), long long batch_ns)
+{
+	long long ns, n = 1;
+
+	for (;;) {
+		if (run_batch(op, n, &ns))
+			return -1;
+		if (ns >= batch_ns / 8 || n >= 1LL << 30)
+			break;
+		n *= 2;
+	}
+	n = n * batch_ns / ns;
+	return n > 0 ? n : 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Linear interpolation between the closest ranks of sorted v[0..n-1]. */
+static double quantile(const double *v, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (pos - i) * (v[i + 1] - v[i]);
+}
+
+static int measure(const struct bench *b, int batches, long long batch_ns)
+{
+	double per_op[MAX_BATCHES], sorted[MAX_BATCHES];
+	long long ns;
+	long iters;
+	int i;
+
+	if (b->setup())
+		return -1;
+	if (b->check && b->check())
+		return -1;
+	iters = calibrate(b->op, batch_ns);
+	if (iters < 0 || run_batch(b->op, iters, &ns))	/* warm-up */
+		return -1;
+	for (i = 0; i < batches; i++) {
+		if (run_batch(b->op, iters, &ns))
+			return -1;
+		per_op[i] = (double)ns / iters;
+	}
+
+	memcpy(sorted, per_op, sizeof(double) * batches);
+	qsort(sorted, batches, sizeof(double), cmp_double);
+	printf("@@ bench result name=%s pa=%d iters=%ld batches=%d median=%.1f p25=%.1f p75=%.1f min=%.1f max=%.1f\n",
+	       b->name, raised, iters, batches, quantile(sorted, batches, 0.5),
+	       quantile(sorted, batches, 0.25), quantile(sorted, batches, 0.75),
+	       sorted[0], sorted[batches - 1]);
+	printf("@@ bench batches name=%s ns=", b->name);
+	for (i = 0; i < batches; i++)
+		printf("%s%.1f", i ? "," : "", per_op[i]);
+	printf("\n");
+	return 0;
+}
+
+/* Run one benchmark in a child, so its credentials do not leak. */
+static int run_one(const struct bench *b, int batches, long long batch_ns)
+{
+	int status;
+	pid_t pid;
+
+	if (b->needs_ambient && !have_ambient) {
+		printf("@@ bench skip name=%s reason=prctl(PR_CAP_AMBIENT)=EINVAL\n",
+		       b->name);
+		return 0;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		int ret = measure(b, batches, batch_ns);
+
+		fflush(stdout);
+		_exit(ret ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("@@ bench error name=%s failed (status 0x%x)\n",
+		       b->name, status);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int batches = 11, batch_ms = 60, failed = 0;
+	struct utsname u;
+	ssize_t len;
+	size_t i;
+
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return exit_child(argc, argv);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		batches = atoi(argv[1]);
+	if (argc > 2)
+		batch_ms = atoi(argv[2]);
+	if (batches < 1 || batches > MAX_BATCHES || batch_ms < 1) {
+		printf("@@ bench error usage: bench [BATCHES (1-%d) [BATCH_MS]]\n",
+		       MAX_BATCHES);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		printf("@@ bench error must run as root\n");
+		return 2;
+	}
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0)
+		return fail("readlink /proc/self/exe"), 1;
+	self[len] = '\0';
+
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_CHOWN, 0, 0) >= 0)
+		have_ambient = 1;
+	else if (errno != EINVAL)
+		return fail("PR_CAP_AMBIENT_IS_SET"), 1;
+
+	uname(&u);
+	printf("@@ bench start release=%s ambient=%s batches=%d batch_ms=%d clocksource=%s\n",
+	       u.release, have_ambient ? "yes" : "no", batches, batch_ms,
+	       clock_name());
+	for (i = 0; i < ARRAY_SIZE(benches); i++)
+		if (run_one(&benches[i], batches, batch_ms * 1000000LL))
+			failed = 1;
+	printf("@@ bench end status=%s\n", failed ? "failed" : "ok");
+	return failed;
+}
