@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Mutation testing of the capabilities kselftests: apply each small,
+# plausible bug of tests/mutants/ to the ambient branch, rebuild, boot the
+# mutant with the usual test initramfs and check that the suite notices.
+#
+#   mutants.sh [NAME...]        (default: every tests/mutants/*.patch)
+#
+# A mutant is killed when a test fails or the guest does not finish
+# cleanly (a WARN from the kernel's invariant checks panics the guest under
+# panic_on_warn=1: the line says so), and survives when the suite passes.
+# The unmutated tree must pass first, else the score means nothing.
+#
+# The mutants are built in their own worktree, build/src/mutant (detached,
+# reset to the ambient branch before each mutant and afterwards), and their
+# own object directory, build/obj/mutant (configured from build/obj/ambient).
+# Logs: build/logs/mutants/, build/logs/vm-mutant-NAME.log; results:
+# build/results/mutant-NAME.tsv and the summary build/results/mutants.tsv.
+#
+# Exits non-zero if any mutant survives, or does not apply or build.
+. "$(dirname "$0")/lib.sh"
+
+MUTDIR=$TOP/tests/mutants
+wt=$SRC/mutant
+obj=$OBJ/mutant
+mlogs=$LOGS/mutants
+summary=$BUILD/results/mutants.tsv
+initrd=$BUILD/payload/initramfs.cpio.gz
+image=$obj/arch/x86/boot/bzImage
+# A sound guest finishes in well under a minute even under TCG; a mutant
+# that hangs it should not cost the default 300 s.
+export VM_TIMEOUT=${VM_TIMEOUT:-150}
+
+lock obj-mutant
+mkdir -p "$mlogs" "$BUILD/results"
+
+# The mutants to run, in a stable order.
+names=()
+if [ $# -eq 0 ]; then
+	for p in "$MUTDIR"/*.patch; do
+		[ -f "$p" ] && names+=("$(basename "$p" .patch)")
+	done
+	[ ${#names[@]} -gt 0 ] || die "no mutants in tests/mutants" "add NAME.patch files there"
+else
+	for n in "$@"; do
+		n=${n%.patch}
+		n=${n##*/}
+		[ -f "$MUTDIR/$n.patch" ] ||
+			die "no mutant '$n'" "use one of: $(for p in "$MUTDIR"/*.patch; do basename "$p" .patch; done | tr '\n' ' ')"
+		names+=("$n")
+	done
+fi
+
+git -C "$SRC/ambient" rev-parse -q --verify ambient >/dev/null ||
+	die "no ambient branch" "run make tree"
+[ -f "$OBJ/ambient/.config" ] ||
+	die "build/obj/ambient is not configured" "run make kernel KERNEL=ambient"
+
+# The worktree, reset to the tip of the ambient branch.
+if ! git -C "$wt" rev-parse --git-dir >/dev/null 2>&1; then
+	msg "creating the mutant worktree"
+	git -C "$SRC/stock" worktree prune
+	git -C "$SRC/stock" worktree add -q --detach "$wt" ambient >"$mlogs/worktree.log" 2>&1 ||
+		die "could not create $wt (log: $mlogs/worktree.log)" "read the log"
+fi
+reset_tree() {
+	git -C "$wt" reset -q --hard ambient && git -C "$wt" clean -q -fd
+}
+trap 'reset_tree || loud "could not reset build/src/mutant to the ambient branch"' EXIT
+reset_tree
+
+# Every mutant must apply before any time is spent on builds.
+for n in "${names[@]}"; do
+	git -C "$wt" apply --check "$MUTDIR/$n.patch" 2>"$mlogs/$n-apply.log" ||
+		die "mutant $n no longer applies to the ambient branch (log: $mlogs/$n-apply.log)" \
+		    "refresh tests/mutants/$n.patch against build/src/ambient"
+done
+
+export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+kmake() { make -C "$wt" O="$obj" CC="$cc" HOSTCC=gcc -j"$(jobs)" "$@"; }
+
+# Configure once from the ambient flavour's .config (again if it changes).
+mkdir -p "$obj"
+if ! cmp -s "$OBJ/ambient/.config" "$obj/.config.ambient"; then
+	msg "configuring build/obj/mutant from build/obj/ambient/.config"
+	need_space 1500
+	cp "$OBJ/ambient/.config" "$obj/.config"
+	kmake olddefconfig >"$mlogs/configure.log" 2>&1 ||
+		die "make olddefconfig failed (log: $mlogs/configure.log)" "read the log"
+	cp "$OBJ/ambient/.config" "$obj/.config.ambient"
+fi
+
+build() {	# build LOG: incremental bzImage of the worktree as it is
+	kmake bzImage >"$1" 2>&1 || {
+		grep -E 'error:|Error [0-9]|undefined reference' "$1" | head -10 >&2
+		return 1
+	}
+}
+
+"$TOP/scripts/payload.sh" >"$mlogs/payload.log" 2>&1 ||
+	die "building the payload failed (log: $mlogs/payload.log)" "run make payload"
+
+# results NAME: the per-test results of the last boot of NAME.
+res() { cat "$BUILD/results/mutant-$1.tsv" 2>/dev/null || true; }
+nfail() { res "$1" | awk -F'\t' '$1 == "FAIL"' | wc -l; }
+nres() { res "$1" | wc -l; }
+status() { cat "$BUILD/results/mutant-$1.status" 2>/dev/null || echo "no status"; }
+failed_tests() {	# the first few failing tests, named (each name once)
+	res "$1" | awk -F'\t' '$1 == "FAIL" {
+		t = ($2 == "test_execve") ? $2 ": " $3 : $3
+		if (!seen[t]++ && n++ < 3) s = s (n > 1 ? ", " : "") t
+	} END { if (n > 3) s = s sprintf(", ... (%d in all)", n); print s }'
+}
+# failed_programs NAME: the test programs that exited non-zero (a program
+# can fail without a failing subtest, for instance upstream's test_execve
+# when it stops early).
+failed_programs() {
+	sed -n 's/^not ok [0-9]* selftests: capabilities: \([^ ]*\) # \(exit=[0-9]*\|timeout\).*/\1/p' \
+		"$LOGS/vm-mutant-$1.log" 2>/dev/null | paste -sd' ' | sed 's/ /, /g'
+}
+# guest_problem NAME: why the guest did not finish cleanly, or nothing.
+guest_problem() {
+	local log=$LOGS/vm-mutant-$1.log where
+	case $(status "$1") in
+	"finished 0") ;;
+	finished*) echo "runner exit $(status "$1" | cut -d' ' -f2)" ;;
+	splat)
+		# file:line of the first WARN, and the function around that
+		# line in the mutated tree (the kernel has no kallsyms)
+		where=$(sed -n 's/.*WARNING: CPU: .* at \([^ ]*:[0-9]*\) .*/\1/p' "$log" | head -1)
+		if [ -n "$where" ]; then
+			fn=$(head -n "${where##*:}" "$wt/${where%:*}" 2>/dev/null |
+				grep -E '^[a-z_].*\(' | tail -1 | sed -E 's/^[^(]*[ *]([A-Za-z0-9_]+)\(.*/\1/')
+			comm=$(sed -n 's/.* Comm: \([^ ]*\) .*/\1/p' "$log" | head -1)
+			echo "WARN (panic_on_warn) at $where${fn:+ in $fn()}${comm:+, task $comm}"
+		else
+			echo "kernel $(grep -m1 -oE 'Kernel panic - [^:]*|BUG: [^,]*|Oops' "$log")"
+		fi ;;
+	timeout) echo "guest did not finish within $VM_TIMEOUT s" ;;
+	*) echo "guest stopped before finishing" ;;
+	esac
+}
+boot() {	# boot NAME: run the suite on the bzImage just built
+	"$TOP/scripts/vm.sh" "mutant-$1" "$image" "$initrd" >"$mlogs/$1-vm.log" 2>&1 || true
+}
+now() { date +%s.%N; }
+secs() { printf '%.0f' "$(echo "$2 - $1" | bc)"; }
+
+# The unmutated tree must pass the whole suite first, on this very build
+# directory and payload (an incremental rebuild and one boot).
+msg "building and booting the unmutated tree"
+t0=$(now)
+build "$mlogs/baseline-build.log" ||
+	die "the unmutated ambient tree does not build (log: $mlogs/baseline-build.log)" \
+	    "run make kernel KERNEL=ambient and fix the build"
+t1=$(now)
+boot baseline
+t2=$(now)
+problem=$(guest_problem baseline)
+if [ "$(nfail baseline)" -ne 0 ] || [ -n "$problem" ] || [ -n "$(failed_programs baseline)" ] ||
+   [ "$(nres baseline)" -lt 60 ]; then
+	why="$(nfail baseline) of $(nres baseline) tests failed"
+	[ "$(nfail baseline)" -eq 0 ] || why="$why: $(failed_tests baseline)"
+	[ -z "$(failed_programs baseline)" ] || why="$why; programs failing: $(failed_programs baseline)"
+	[ -z "$problem" ] || why="$why; $problem"
+	die "the unmutated ambient tree does not pass the suite ($why), so a mutation score would mean nothing" \
+	    "read $LOGS/vm-mutant-baseline.log and get make kselftest passing first"
+fi
+baseline=$(nres baseline)
+msg "unmutated tree: all $baseline tests pass (build $(secs "$t0" "$t1") s, boot $(secs "$t1" "$t2") s)"
+
+killed=0
+survived=0
+broken=0
+: >"$summary"
+start=$(now)
+for n in "${names[@]}"; do
+	reset_tree
+	git -C "$wt" apply "$MUTDIR/$n.patch" 2>"$mlogs/$n-apply.log" || {
+		printf 'error    %-32s does not apply (log: %s)\n' "$n" "$mlogs/$n-apply.log"
+		broken=$((broken + 1))
+		continue
+	}
+	t0=$(now)
+	if ! build "$mlogs/$n-build.log"; then
+		printf 'error    %-32s does not build (log: %s)\n' "$n" "$mlogs/$n-build.log"
+		printf '%s\terror\tdoes not build\t%s\t\t\n' "$n" "$(secs "$t0" "$(now)")" >>"$summary"
+		broken=$((broken + 1))
+		continue
+	fi
+	t1=$(now)
+	boot "$n"
+	t2=$(now)
+	tb=$(secs "$t0" "$t1")
+	tv=$(secs "$t1" "$t2")
+	problem=$(guest_problem "$n")
+	f=$(nfail "$n")
+	progs=$(failed_programs "$n")
+	missing=$((baseline - $(nres "$n")))
+	if [ "$f" -eq 0 ] && [ -z "$problem" ] && [ -z "$progs" ] && [ "$missing" -le 0 ]; then
+		verdict=survived
+		how="all $(nres "$n") tests pass"
+		survived=$((survived + 1))
+	else
+		verdict=killed
+		how=
+		[ "$f" -gt 0 ] && how="$f failed: $(failed_tests "$n")"
+		[ -n "$progs" ] && how="$how${how:+; }programs failing: $progs"
+		[ -n "$problem" ] && how="$how${how:+; }$problem"
+		[ "$missing" -gt 0 ] && how="$how${how:+; }$missing of $baseline results missing"
+		killed=$((killed + 1))
+	fi
+	printf '%-8s %-32s build %4s s, boot %4s s: %s\n' "$verdict" "$n" "$tb" "$tv" "$how"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$verdict" "$how" "$tb" "$tv" >>"$summary"
+done
+reset_tree
+
+total=${#names[@]}
+printf 'killed %d of %d%s (%s s)\n' "$killed" "$total" \
+	"$([ "$broken" -eq 0 ] || echo ", $broken did not apply or build")" "$(secs "$start" "$(now)")"
+[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ]
