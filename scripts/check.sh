@@ -107,6 +107,20 @@ check kselftest-stock-passes conforms stock
 check kselftest-ambient-passes conforms ambient
 check kselftest-pre-ambient-fails lacks_ambient pre-ambient
 check suite-has-60-results suite_results stock
+
+# The debug flavour: the kernel's own checkers watch the same suite.
+check kernel-ambient-debug env KCONFIG=debug "$TOP/scripts/kernel.sh" ambient
+env KCONFIG=debug "$TOP/scripts/kselftest.sh" ambient >"$CHECKLOGS/boot-ambient-debug.log" 2>&1 || true
+sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-ambient-debug.log"
+check kselftest-ambient-debug-clean conforms ambient-debug
+
+# The model-based differential tester, with a fixed seed so that a run is
+# reproducible (make difftest explores new seeds).
+check difftest-stock env SEED=20261203 "$TOP/scripts/difftest.sh" stock 100000
+check difftest-ambient env SEED=20261203 "$TOP/scripts/difftest.sh" ambient 100000
+check difftest-pre-ambient-mismatches env SEED=20261203 EXPECT_MISMATCH=1 IGNORE_CAPAMB=1 \
+	"$TOP/scripts/difftest.sh" pre-ambient 20000
+check bench-smoke env SMOKE=1 "$TOP/scripts/bench.sh"
 check uapi-matches-stock "$TOP/scripts/abi-check.sh"
 check cover-letter-figures-measured cover_figures
 
@@ -124,6 +138,9 @@ check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"
 check every-patch-builds "$TOP/scripts/bisect.sh"
 check ambient-tinyconfig-builds env KCONFIG=tinyconfig "$TOP/scripts/kernel.sh" ambient
 check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient
+# Two plausible bugs, planted one at a time, must each fail the suite
+# (make mutants runs all of them).
+check mutants-killed "$TOP/scripts/mutants.sh" setuid-exec-keeps-ambient raise-ignores-inheritable
 
 printf '\nphase times (s):\n'
 awk -F'\t' '{ printf "  %-34s %7.1f\n", $1, $2 }' "$LOGS/phases.tsv"

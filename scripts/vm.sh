@@ -77,8 +77,13 @@ qemu "$accel" "$timeout" "$log" "ambient.mode=$mode" ${VM_APPEND:-} || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
-# Per-test results from the runner's nested TAP ("# ok N name").
+# Per-test results from the runner's nested TAP ("# ok N name"), and a
+# FAIL for a test program that failed as a whole ("not ok N selftests:
+# capabilities: PROG"), which the runner's own exit status does not show.
 awk -v OFS='\t' '
+	/^not ok [0-9]+ selftests: / {
+		print "FAIL", $6, "(program exit status)"; next
+	}
 	/^# selftests: / { prog = $NF; next }
 	/^# (not )?ok [0-9]+ / {
 		line = $0; sub(/^# /, "", line)
@@ -113,7 +118,4 @@ grep -q '^@@ guest-done' "$log" || {
 }
 exit_line=$(grep -m1 -E "^@@ $mode-exit" "$log" || true)
 echo "finished ${exit_line##* }" >"$status"
-awk -F'\t' '{ n[$1]++ } END {
-	printf "kselftest[%s]: %d passed, %d failed, %d skipped\n", name,
-		n["PASS"], n["FAIL"], n["SKIP"] }' name="$name" "$results" >&2
 [ "${exit_line##* }" = 0 ]
