@@ -70,9 +70,7 @@ TEST_F(exec, plain_file_gets_ambient_caps)
 
 	become_user_with_ambient(_metadata);
 	run_prog(_metadata, DUMP_PATH, &d);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(HELD_CAPS, d.caps.inh);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
 	EXPECT_EQ(0, d.raw);
@@ -87,9 +85,8 @@ TEST_F(exec, lowered_cap_is_not_passed)
 	become_user_with_ambient(_metadata);
 	ASSERT_EQ(0, amb_lower(CAP_SYS_NICE));
 	run_prog(_metadata, DUMP_PATH, &d);
-	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.amb);
-	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.prm);
-	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.eff);
+	expect_exec_sets(_metadata, &d, BIT_CAP(CAP_NET_RAW),
+			 BIT_CAP(CAP_NET_RAW), BIT_CAP(CAP_NET_RAW));
 	EXPECT_EQ(0, d.raw);
 	EXPECT_EQ(EPERM, d.fifo);
 }
@@ -116,9 +113,7 @@ TEST_F(exec, file_caps_clear_ambient)
 		      BIT_CAP(CAP_NET_RAW), true);
 	become_user_with_ambient(_metadata);
 	run_prog(_metadata, FCAP_PATH, &d);
-	EXPECT_EQ(EMPTY_SET, d.caps.amb);
-	EXPECT_EQ(fcaps, d.caps.prm);
-	EXPECT_EQ(fcaps, d.caps.eff);
+	expect_exec_sets(_metadata, &d, EMPTY_SET, fcaps, fcaps);
 	EXPECT_EQ(0, d.raw);
 	EXPECT_EQ(EPERM, d.fifo);
 }
@@ -132,9 +127,7 @@ TEST_F(exec, empty_file_caps_clear_ambient)
 	set_file_caps(_metadata, FCAP_PATH, 0, 0, false);
 	become_user_with_ambient(_metadata);
 	run_prog(_metadata, FCAP_PATH, &d);
-	EXPECT_EQ(EMPTY_SET, d.caps.amb);
-	EXPECT_EQ(EMPTY_SET, d.caps.prm);
-	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
 	EXPECT_EQ(EPERM, d.raw);
 }
 
@@ -161,9 +154,7 @@ TEST_F(exec, setuid_file_clears_ambient)
 	become_user_with_ambient(_metadata);
 	run_prog(_metadata, SETID_PATH, &d);
 	EXPECT_EQ(OTHER_UID, d.uid[1]);
-	EXPECT_EQ(EMPTY_SET, d.caps.amb);
-	EXPECT_EQ(EMPTY_SET, d.caps.prm);
-	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
 	EXPECT_EQ(EPERM, d.raw);
 }
 
@@ -177,9 +168,7 @@ TEST_F(exec, setgid_file_clears_ambient)
 	run_prog(_metadata, SETID_PATH, &d);
 	EXPECT_EQ(OTHER_GID, d.gid[1]);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
-	EXPECT_EQ(EMPTY_SET, d.caps.amb);
-	EXPECT_EQ(EMPTY_SET, d.caps.prm);
-	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
 	EXPECT_EQ(EPERM, d.raw);
 }
 
@@ -201,9 +190,7 @@ TEST_F(exec, nosuid_mount_setid_file_keeps_ambient)
 	run_prog(_metadata, NOSUID_PATH, &d);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
 	EXPECT_EQ(NOBODY_GID, d.gid[1]);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(0, d.raw);
 	EXPECT_EQ(0, d.fifo);
 }
@@ -221,9 +208,7 @@ TEST_F(exec, setuid_file_of_own_uid_keeps_ambient)
 	run_prog(_metadata, SETID_PATH, &d);
 	EXPECT_EQ(NOBODY_UID, d.uid[0]);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(0, d.raw);
 }
 
@@ -240,9 +225,7 @@ TEST_F(exec, setgid_file_of_own_gid_keeps_ambient)
 	run_prog(_metadata, SETID_PATH, &d);
 	EXPECT_EQ(NOBODY_GID, d.gid[0]);
 	EXPECT_EQ(NOBODY_GID, d.gid[1]);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(0, d.raw);
 }
 
@@ -255,9 +238,7 @@ TEST_F(exec, script_interpreter_gets_ambient_caps)
 	become_user_with_ambient(_metadata);
 	run_prog(_metadata, SCRIPT_PATH, &d);
 	EXPECT_STREQ(SCRIPT_PATH, d.arg);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(0, d.secure);
 	EXPECT_EQ(0, d.raw);
 }
@@ -270,9 +251,7 @@ TEST_F(exec, no_new_privs_keeps_ambient)
 	become_user_with_ambient(_metadata);
 	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
 	run_prog(_metadata, DUMP_PATH, &d);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(0, d.raw);
 }
 
@@ -291,9 +270,7 @@ TEST_F(exec, no_new_privs_setid_file_keeps_ambient)
 	run_prog(_metadata, SETID_PATH, &d);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
 	EXPECT_EQ(NOBODY_GID, d.gid[1]);
-	EXPECT_EQ(AMB_CAPS, d.caps.amb);
-	EXPECT_EQ(AMB_CAPS, d.caps.prm);
-	EXPECT_EQ(AMB_CAPS, d.caps.eff);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
 	EXPECT_EQ(0, d.raw);
 	EXPECT_EQ(0, d.fifo);
 }
@@ -311,9 +288,8 @@ TEST_F(exec, no_new_privs_file_caps_clear_ambient)
 	become_user_with_ambient(_metadata);
 	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
 	run_prog(_metadata, FCAP_PATH, &d);
-	EXPECT_EQ(EMPTY_SET, d.caps.amb);
-	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.prm);
-	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.eff);
+	expect_exec_sets(_metadata, &d, EMPTY_SET,
+			 BIT_CAP(CAP_NET_RAW), BIT_CAP(CAP_NET_RAW));
 	EXPECT_EQ(0, d.raw);
 	EXPECT_EQ(EPERM, d.fifo);
 }
@@ -338,9 +314,7 @@ TEST_F(exec, empty_ambient_gives_no_caps)
 	become_user_with_ambient(_metadata);
 	ASSERT_EQ(0, amb_clear_all());
 	run_prog(_metadata, DUMP_PATH, &d);
-	EXPECT_EQ(EMPTY_SET, d.caps.amb);
-	EXPECT_EQ(EMPTY_SET, d.caps.prm);
-	EXPECT_EQ(EMPTY_SET, d.caps.eff);
+	expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
 	EXPECT_EQ(HELD_CAPS, d.caps.inh);
 	EXPECT_EQ(EPERM, d.raw);
 	EXPECT_EQ(EPERM, d.fifo);
@@ -528,9 +502,8 @@ TEST_F(client, shell_script_child_uses_cap)
 	EXPECT_EQ(NOBODY_UID, d.uid[2]);
 	result = variant->fifo ? d.fifo : d.raw;
 	if (variant->ambient) {
-		EXPECT_EQ(BIT_CAP(variant->cap), d.caps.amb);
-		EXPECT_EQ(BIT_CAP(variant->cap), d.caps.prm);
-		EXPECT_EQ(BIT_CAP(variant->cap), d.caps.eff);
+		expect_exec_sets(_metadata, &d, BIT_CAP(variant->cap),
+				 BIT_CAP(variant->cap), BIT_CAP(variant->cap));
 		EXPECT_EQ(0, result);
 	} else {
 		EXPECT_EQ(EMPTY_SET, d.caps.amb);

@@ -465,6 +465,16 @@ struct dump {
 	char arg[PATH_MAX];
 };
 
+/* The dumped program ran with these ambient, permitted and effective sets. */
+static inline void expect_exec_sets(struct __test_metadata *_metadata,
+				    const struct dump *d,
+				    __u64 amb, __u64 prm, __u64 eff)
+{
+	EXPECT_EQ(amb, d->caps.amb);
+	EXPECT_EQ(prm, d->caps.prm);
+	EXPECT_EQ(eff, d->caps.eff);
+}
+
 static inline void parse_dump(char *out, struct dump *d)
 {
 	char *line, *save = NULL;
