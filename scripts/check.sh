@@ -131,7 +131,7 @@ check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
 check b4-send-dry-run env DRY_RUN=1 "$TOP/scripts/send.sh"
 check b4-messages "$TOP/scripts/outgoing-check.sh"
 check htmldocs-no-new-warnings "$TOP/scripts/htmldocs-check.sh" build/src/ambient build/src/pre-ambient
-check man-pages "$TOP/scripts/man-check.sh"
+check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
 
 # Slow builds last.
 check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"

@@ -20,7 +20,7 @@ n=$(git -C "$wt" rev-list --count pre-ambient..ambient)
 [ "$n" -gt 0 ] || die "branch ambient has no commits on pre-ambient" "nothing to export"
 
 git -C "$wt" -c user.name="$(author_name)" -c user.email="$(author_email)" \
-	format-patch -q --cover-letter --zero-commit --no-signature \
+	format-patch -q --cover-letter --zero-commit --no-signature --full-index \
 	--base=pre-ambient -o "$tmp/series" pre-ambient..ambient
 
 # Fill the cover letter: subject = first line of cover-letter.txt, blurb =
