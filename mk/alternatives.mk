@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# The first design, kept as a tested alternative: a global
+# /proc/sys/kernel/cap_inheritable mask (alternatives/sysctl-cap-inheritable/,
+# scripts/alternatives.sh); included by the top-level Makefile.
+#
+#   alternatives   apply the series on pre-ambient, build that kernel
+#                  (ALT_JOBS make jobs, default 1), boot it: its kselftest and
+#                  the comparison scenario; the same scenario on the ambient
+#                  kernel; the table in build/alternatives/table.md
+
+ALT_TOP := $(if $(TOP),$(TOP),.)
+
+.PHONY: alternatives
+
+alternatives: tree
+	@$(ALT_TOP)/scripts/alternatives.sh
