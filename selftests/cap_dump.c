@@ -33,19 +33,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int last_cap(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
-	int last = CAP_LAST_CAP;
-
-	if (f) {
-		if (fscanf(f, "%d", &last) != 1)
-			last = CAP_LAST_CAP;
-		fclose(f);
-	}
-	return last;
-}
-
 static void print_amb(void)
 {
 	char line[256];
@@ -98,7 +85,7 @@ int main(int argc, char *argv[])
 	gid_t rgid, egid, sgid;
 	const char *arg = "";
 	__u64 bnd = 0;
-	int i, last;
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--raw"))
@@ -117,10 +104,15 @@ int main(int argc, char *argv[])
 		perror("getresuid");
 		return 2;
 	}
-	last = last_cap();
-	for (i = 0; i <= last && i < 64; i++)
-		if (prctl(PR_CAPBSET_READ, i, 0, 0, 0) == 1)
+	/* PR_CAPBSET_READ fails with EINVAL past the kernel's last capability. */
+	for (i = 0; i < 64; i++) {
+		int r = prctl(PR_CAPBSET_READ, i, 0, 0, 0);
+
+		if (r < 0)
+			break;
+		if (r == 1)
 			bnd |= 1ULL << i;
+	}
 
 	printf("inh=%llx\n", data[0].inheritable |
 	       (unsigned long long)data[1].inheritable << 32);
