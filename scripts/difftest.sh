@@ -35,12 +35,7 @@ export PAYLOAD
 name=difftest-$flavour
 log=$LOGS/vm-$name.log
 
-if [ -z "${KIMAGE:-}" ]; then
-	phase "kernel $flavour" "$TOP/scripts/kernel.sh" "$flavour"
-	image=$OBJ/$flavour/arch/x86/boot/bzImage
-else
-	image=$KIMAGE
-fi
+kernel_image "$flavour"
 phase payload "$TOP/scripts/payload.sh"
 
 msg "$flavour: seed $seed, $ops operations"
@@ -52,7 +47,7 @@ start=$(date +%s.%N)
 # vm.sh's kselftest totals mean nothing here: leave them out
 out=$(VM_MODE=run VM_APPEND="ambient.run=difftest ambient.args=$args" \
 	VM_TIMEOUT=${VM_TIMEOUT:-400} \
-	phase "difftest $flavour" "$TOP/scripts/vm.sh" "$name" "$image" \
+	phase "difftest $flavour" "$TOP/scripts/vm.sh" "$name" "$IMAGE" \
 	"$PAYLOAD/initramfs.cpio.gz" 2>&1) || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 grep -v '^kselftest\[' <<<"$out" >&2 || true

@@ -21,15 +21,14 @@ shift
 check_flavour "$flavour"
 kconfig=${KCONFIG:-minimal}
 case $kconfig in
-minimal) suffix= ;;
-debug|tinyconfig|allnoconfig) suffix=-$kconfig ;;
+minimal | debug | tinyconfig | allnoconfig) ;;
 *) die "unknown KCONFIG '$kconfig'" "use minimal, debug, tinyconfig or allnoconfig" ;;
 esac
 src=$SRC/$flavour
-obj=$OBJ/$flavour$suffix
-log=$LOGS/kernel-$flavour$suffix.log
+obj=$OBJ/$(build_name "$flavour")
+log=$LOGS/kernel-$(build_name "$flavour").log
 
-lock "obj-$flavour$suffix"
+lock "obj-$(build_name "$flavour")"
 [ -f "$src/Makefile" ] || die "no kernel tree at $src" "run make tree"
 mkdir -p "$obj"
 need_space 2000

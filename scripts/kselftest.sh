@@ -9,10 +9,7 @@
 
 flavour=${1:?usage: kselftest.sh FLAVOUR}
 check_flavour "$flavour"
-case ${KCONFIG:-minimal} in
-minimal) name=$flavour ;;
-*) name=$flavour-$KCONFIG ;;
-esac
+name=$(build_name "$flavour")
 PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
 export PAYLOAD
 times=$LOGS/phases-kselftest-$name.tsv
@@ -21,15 +18,10 @@ times=$LOGS/phases-kselftest-$name.tsv
 # phase appends to $LOGS/phases.tsv; keep this run's lines apart as well.
 run() { phase "$@"; local rc=$?; tail -n 1 "$LOGS/phases.tsv" >>"$times"; return $rc; }
 
-if [ -z "${KIMAGE:-}" ]; then
-	run "kernel $name" "$TOP/scripts/kernel.sh" "$flavour"
-	image=$OBJ/$name/arch/x86/boot/bzImage
-else
-	image=$KIMAGE
-fi
+kernel_image "$flavour" run
 run payload "$TOP/scripts/payload.sh"
 rc=0
-run "boot+kselftest $name" "$TOP/scripts/vm.sh" "$name" "$image" \
+run "boot+kselftest $name" "$TOP/scripts/vm.sh" "$name" "$IMAGE" \
 	"$PAYLOAD/initramfs.cpio.gz" || rc=$?
 
 results=$BUILD/results/$name.tsv

@@ -46,6 +46,30 @@ check_flavour() {
 	esac
 }
 
+# build_name FLAVOUR: the name of FLAVOUR's build under KCONFIG, as used
+# for build/obj/NAME and the VM: FLAVOUR itself for the minimal
+# configuration, FLAVOUR-KCONFIG otherwise.
+build_name() {
+	case ${KCONFIG:-minimal} in
+	minimal) printf '%s' "$1" ;;
+	*) printf '%s-%s' "$1" "$KCONFIG" ;;
+	esac
+}
+
+# kernel_image FLAVOUR [RUNNER]: set IMAGE to the bzImage to boot. That is
+# $KIMAGE when set; otherwise FLAVOUR is built first (what is stale, as a
+# phase run through RUNNER, default phase) and IMAGE is its bzImage.
+kernel_image() {
+	local name
+	name=$(build_name "$1")
+	if [ -n "${KIMAGE:-}" ]; then
+		IMAGE=$KIMAGE
+		return 0
+	fi
+	"${2:-phase}" "kernel $name" "$TOP/scripts/kernel.sh" "$1" || return
+	IMAGE=$OBJ/$name/arch/x86/boot/bzImage
+}
+
 # phase NAME CMD...: run CMD, record and print how long it took.
 phase() {
 	local name=$1 start end rc=0

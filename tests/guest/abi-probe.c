@@ -8,12 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT		47
-#define PR_CAP_AMBIENT_IS_SET	1
-#endif
+#include "caps.h"
 
 int main(void)
 {

@@ -29,18 +29,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
 #include <linux/securebits.h>
 
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT		47
-#define PR_CAP_AMBIENT_IS_SET	1
-#define PR_CAP_AMBIENT_RAISE	2
-#endif
+#include "caps.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_BATCHES	1000
@@ -97,36 +90,16 @@ static int fail(const char *what)
 	return -1;
 }
 
-static int caps_get(struct __user_cap_data_struct d[2])
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-
-	return syscall(SYS_capget, &h, d);
-}
-
-static int caps_set(struct __user_cap_data_struct d[2])
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-
-	return syscall(SYS_capset, &h, d);
-}
-
 /* "bench --exit [MASK]": exit at once, or check the effective set first. */
 static int exit_child(int argc, char **argv)
 {
-	struct __user_cap_data_struct d[2];
-	unsigned long long eff;
+	struct caps c;
 
 	if (argc < 3)
 		return 0;
-	if (caps_get(d))
+	if (caps_get(&c))
 		return 2;
-	eff = d[0].effective | (unsigned long long)d[1].effective << 32;
-	return eff == strtoull(argv[2], NULL, 16) ? 0 : 3;
+	return c.effective == strtoull(argv[2], NULL, 16) ? 0 : 3;
 }
 
 /*
@@ -136,25 +109,22 @@ static int exit_child(int argc, char **argv)
  */
 static int setup_creds(uid_t r, uid_t e, uid_t s, int want_ambient)
 {
-	struct __user_cap_data_struct d[2];
 	unsigned long long m = amb_mask();
+	struct caps c;
 	int i;
 
 	if (prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS, 0, 0, 0))
 		return fail("PR_SET_SECUREBITS");
 	if (setresuid(r, e, s))
 		return fail("setresuid");
-	if (caps_get(d))
+	if (caps_get(&c))
 		return fail("capget");
-	d[0].inheritable = (unsigned int)m;
-	d[1].inheritable = (unsigned int)(m >> 32);
+	c.inheritable = m;
 	if (e != 0) {
-		d[0].permitted = d[0].inheritable;
-		d[1].permitted = d[1].inheritable;
-		d[0].effective = 0;
-		d[1].effective = 0;
+		c.permitted = m;
+		c.effective = 0;
 	}
-	if (caps_set(d))
+	if (caps_set(&c))
 		return fail("capset");
 
 	raised = 0;
@@ -233,11 +203,11 @@ static int op_is_set(void)
 
 static int op_capget_capset(void)
 {
-	struct __user_cap_data_struct d[2];
+	struct caps c;
 
-	if (caps_get(d))
+	if (caps_get(&c))
 		return fail("capget");
-	if (caps_set(d))
+	if (caps_set(&c))
 		return fail("capset");
 	return 0;
 }

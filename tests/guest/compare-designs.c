@@ -36,19 +36,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
-#include <linux/capability.h>
 
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT			47
-#define PR_CAP_AMBIENT_IS_SET		1
-#define PR_CAP_AMBIENT_RAISE		2
-#endif
+#include "caps.h"
 
 #define SYSCTL_PATH	"/proc/sys/kernel/cap_inheritable"
 #define DIR_PATH	"/tmp/compare-designs"
@@ -77,19 +70,6 @@ static void fail(const char *what)
 	errors++;
 }
 
-static uint64_t all_caps(void)
-{
-	unsigned int last = 40;
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
-
-	if (f) {
-		if (fscanf(f, "%u", &last) != 1)
-			last = 40;
-		fclose(f);
-	}
-	return last >= 63 ? ~0ULL : (1ULL << (last + 1)) - 1;
-}
-
 static void format_caps(uint64_t caps, char *buf, size_t size)
 {
 	size_t len = 0;
@@ -99,7 +79,7 @@ static void format_caps(uint64_t caps, char *buf, size_t size)
 		snprintf(buf, size, "none");
 		return;
 	}
-	if (caps == all_caps()) {
+	if (caps == caps_all()) {
 		snprintf(buf, size, "all");
 		return;
 	}
@@ -114,42 +94,6 @@ static void format_caps(uint64_t caps, char *buf, size_t size)
 			len += snprintf(buf + len, size - len, "%s%u",
 					len ? "," : "", cap);
 	}
-}
-
-struct caps {
-	uint64_t permitted, effective, inheritable;
-};
-
-static int get_caps(struct caps *c)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	c->permitted = data[0].permitted | (uint64_t)data[1].permitted << 32;
-	c->effective = data[0].effective | (uint64_t)data[1].effective << 32;
-	c->inheritable = data[0].inheritable |
-			 (uint64_t)data[1].inheritable << 32;
-	return 0;
-}
-
-static int set_caps(const struct caps *c)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		data[i].permitted = c->permitted >> (32 * i);
-		data[i].effective = c->effective >> (32 * i);
-		data[i].inheritable = c->inheritable >> (32 * i);
-	}
-	return syscall(SYS_capset, &hdr, data);
 }
 
 /* CapAmb of /proc/self/status; 0 with the line, -1 without. */
@@ -180,7 +124,7 @@ static int report(const char *key)
 	uint64_t amb;
 	int fd;
 
-	if (get_caps(&c)) {
+	if (caps_get(&c)) {
 		fail("capget");
 		return 2;
 	}
@@ -239,7 +183,7 @@ static int helper(void)
 static int become(uid_t id, const struct caps *c)
 {
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
-	    setresgid(id, id, id) || setresuid(id, id, id) || set_caps(c))
+	    setresgid(id, id, id) || setresuid(id, id, id) || caps_set(c))
 		return -1;
 	return 0;
 }

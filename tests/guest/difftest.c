@@ -51,6 +51,7 @@
 #include <sys/xattr.h>
 #include <linux/capability.h>
 
+#include "caps.h"
 #include "../model/capmodel.h"
 
 #ifndef PR_CAP_AMBIENT
@@ -691,18 +692,17 @@ static void read_status(struct obs *o)
 
 static void observe(struct obs *o)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
+	struct caps c;
 	uid_t u[3];
 	gid_t g[3];
 	int n;
 
 	memset(o, 0, sizeof(*o));
-	if (syscall(SYS_capget, &h, d))
+	if (caps_get(&c))
 		die("capget");
-	o->s.pe = d[0].effective | (uint64_t)d[1].effective << 32;
-	o->s.pp = d[0].permitted | (uint64_t)d[1].permitted << 32;
-	o->s.pi = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+	o->s.pe = c.effective;
+	o->s.pp = c.permitted;
+	o->s.pi = c.inheritable;
 	read_status(o);
 	o->s.securebits = do_prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
 	o->s.nnp = do_prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
