@@ -4,9 +4,10 @@
 # scripts/alternatives.sh); included by the top-level Makefile.
 #
 #   alternatives   apply the series on pre-ambient, build that kernel
-#                  (ALT_JOBS make jobs, default 1), boot it: its kselftest and
-#                  the comparison scenario; the same scenario on the ambient
-#                  kernel; the table in build/alternatives/table.md
+#                  (ALT_JOBS make jobs, default: the CPUs), boot it: its
+#                  kselftest and the comparison scenario; the same scenario
+#                  on the ambient kernel; writes the table into README.md and
+#                  cover-letter.txt (make check runs it with --check)
 
 ALT_TOP := $(if $(TOP),$(TOP),.)
 

@@ -3,21 +3,25 @@
 # The first design, kept as a tested alternative: a global mask
 # /proc/sys/kernel/cap_inheritable (alternatives/sysctl-cap-inheritable/).
 #
-#   alternatives.sh
+#   alternatives.sh            run it, then write the table into README.md
+#                              and cover-letter.txt (and refresh series/)
+#   alternatives.sh --check    run it, and fail unless README.md and
+#                              cover-letter.txt hold the table just measured
 #
-# 1. applies alternatives/sysctl-cap-inheritable/*.patch on pre-ambient in
-#    build/src/alt-sysctl (redone only when the patches or pre-ambient change)
-# 2. builds its bzImage in build/obj/alt-sysctl with pre-ambient's .config
-#    (ALT_JOBS make jobs, default 1)
-# 3. builds a small initramfs: busybox, the alternative's kselftest and
+# 1. checkpatch --strict on the alternative's patches
+# 2. applies them on pre-ambient in build/src/alt-sysctl (redone only when
+#    the patches or pre-ambient change)
+# 3. builds its bzImage in build/obj/alt-sysctl with pre-ambient's .config
+#    (ALT_JOBS make jobs, default: the number of CPUs)
+# 4. builds a small initramfs: busybox, the alternative's kselftest and
 #    tests/guest/compare-designs
-# 4. boots it (VM alt-sysctl): the kselftest, then the comparison scenario
-# 5. boots the ambient kernel (VM alt-ambient): the comparison scenario
-# 6. prints a Markdown table made from the two console logs and writes it
-#    to build/alternatives/table.md
+# 5. boots it (VM alt-sysctl): the kselftest, then the comparison scenario
+# 6. boots the ambient kernel (VM alt-ambient): the comparison scenario
+# 7. makes the tables from the two console logs: build/alternatives/table.md
+#    (for README.md) and table.txt (for the cover letter)
 #
-# Exits non-zero when a step fails, the kselftest fails, or a guest did
-# not report every row.
+# Exits non-zero when a step fails, the kselftest fails, a guest did not
+# report every row, or (--check) a committed table differs.
 . "$(dirname "$0")/lib.sh"
 
 PATCHES=$TOP/alternatives/sysctl-cap-inheritable
@@ -28,7 +32,12 @@ PAY=$OUT/payload
 HDR=$BUILD/uapi
 STAMP=$SRC/.alt-sysctl.stamp
 KLOG=$LOGS/kernel-alt-sysctl.log
-ALT_JOBS=${ALT_JOBS:-1}
+ALT_JOBS=${ALT_JOBS:-$(jobs)}
+mode=${1:-write}
+case $mode in
+write | --check) ;;
+*) die "unknown argument '$mode'" "run: alternatives.sh [--check]" ;;
+esac
 
 export GIT_COMMITTER_NAME="A. U. Thor" GIT_COMMITTER_EMAIL="author@example.org"
 git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
@@ -36,7 +45,7 @@ git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
 lock alt-sysctl
 mkdir -p "$OUT"
 
-# ---- 1. the worktree with the series applied ----
+# ---- 2. the worktree with the series applied ----
 apply_series() {
 	local want rec_hash='' rec_head='' head p out
 	git_ -C "$SRC/stock" rev-parse -q --verify pre-ambient >/dev/null ||
@@ -77,7 +86,7 @@ apply_series() {
 	echo "$want $(git_ -C "$WT" rev-parse HEAD)" >"$STAMP"
 }
 
-# ---- 2. the alternative kernel ----
+# ---- 3. the alternative kernel ----
 build_kernel() {
 	local cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
@@ -106,7 +115,7 @@ ambient_image() {
 	[ -f "$OBJ/ambient/arch/x86/boot/bzImage" ] || "$TOP/scripts/kernel.sh" ambient
 }
 
-# ---- 3. the initramfs ----
+# ---- 4. the initramfs ----
 build_payload() {
 	local root=$PAY/root a inc=
 	local sel=$WT/tools/testing/selftests
@@ -157,7 +166,7 @@ build_payload() {
 	mv "$PAY/initramfs.cpio.gz.new" "$PAY/initramfs.cpio.gz"
 }
 
-# ---- 4, 5. the boots ----
+# ---- 5, 6. the boots ----
 boot() {
 	local name=$1 image=$2 steps=$3
 	VM_MODE=run VM_APPEND="ambient.run=alt-run ambient.args=$steps" \
@@ -165,6 +174,7 @@ boot() {
 }
 
 rc=0
+phase "alt checkpatch" "$TOP/scripts/checkpatch.sh" "$PATCHES" || rc=1
 phase "alt apply" apply_series
 phase "alt kernel" build_kernel
 phase "alt ambient image" ambient_image
@@ -172,7 +182,8 @@ phase "alt payload" build_payload
 phase "alt boot sysctl" boot alt-sysctl "$AOBJ/arch/x86/boot/bzImage" selftest,compare || rc=1
 phase "alt boot ambient" boot alt-ambient "$OBJ/ambient/arch/x86/boot/bzImage" compare || rc=1
 
-# ---- 6. the table, from the console logs ----
+
+# ---- 7. the tables, from the console logs ----
 slog=$LOGS/vm-alt-sysctl.log
 alog=$LOGS/vm-alt-ambient.log
 grep -E '^(not )?ok [0-9]+ mask\.|^# (Totals|PASSED|FAILED)' "$slog" >"$OUT/selftest.txt" || true
@@ -192,11 +203,19 @@ field() {
 		for (i = 2; i <= NF; i++) if (index($i, s "=") == 1) print substr($i, length(s) + 2)
 	}' "$OUT/rows-$2.tsv"
 }
-cell() { local v; v=$(field "$1" "$2" "$3"); printf "\`%s\`" "${v:-missing}"; }
+value() { local v; v=$(field "$@"); printf '%s' "${v:-missing}"; }
+cell() { printf "\`%s\`" "$(value "$@")"; }
 rawcell() {
 	case $(field "$1" "$2" raw) in
 	yes) printf '**yes**' ;; no) printf 'no' ;; *) printf 'missing' ;;
 	esac
+}
+# pP and pE in one cell of the plain-text table: one name where they agree
+sets() {
+	local p e
+	p=$(value "$1" "$2" pP)
+	e=$(value "$1" "$2" pE)
+	if [ "$p" = "$e" ]; then printf '%s' "$p"; else printf 'P=%s E=%s' "$p" "$e"; fi
 }
 has() { case ",$(field "$1" "$2" "$3")," in *",$4,"*|*,all,*) return 0 ;; esac; return 1; }
 yesno() { if "$@"; then echo yes; else echo no; fi; }
@@ -210,6 +229,15 @@ declare -A label=(
 	[c]="(c) a program with fP = fE = CAP_CHOWN that H runs"
 	[Q]="Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself"
 	[d]="(d) a plain program Q runs"
+)
+declare -A short=(
+	[P]="P    uid 65534, starts H"
+	[H]="H    plain, run by P"
+	[a]="(a)  plain, run by H"
+	[b]="(b)  set-user-ID root, by H"
+	[c]="(c)  fP = fE = chown, by H"
+	[Q]="Q    uid 1000, for itself"
+	[d]="(d)  plain, run by Q"
 )
 missing=0
 for k in $keys; do
@@ -244,8 +272,75 @@ failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 	echo "- CAP_NET_RAW survives into the file-capability program (c):" \
 		"ambient $(yesno has c ambient pP net_raw), sysctl $(yesno has c sysctl pP net_raw)"
 	echo "- the plain program (a) can open a raw socket:" \
-		"ambient $(field a ambient raw), sysctl $(field a sysctl raw)"
+		"ambient $(value a ambient raw), sysctl $(value a sysctl raw)"
 	echo "- the alternative's kselftest: $passed passed, $failed failed"
 } >"$OUT/table.md"
+
+# The cover letter's table: plain text, no blank line (the blank line after
+# it ends it), its first line starting "  make alternatives".
+{
+	printf '  %-28s  %-21s %s\n' "make alternatives" "ambient set" "sysctl mask"
+	printf '  %-28s  %-14s %-6s %-14s %s\n' "" "pP, pE" "raw" "pP, pE" "raw"
+	for k in $keys; do
+		printf '  %-28s  %-14s %-6s %-14s %s\n' "${short[$k]}" \
+			"$(sets "$k" ambient)" "$(value "$k" ambient raw)" \
+			"$(sets "$k" sysctl)" "$(value "$k" sysctl raw)"
+	done
+	printf "  the mask's own kselftest: %s passed, %s failed\n" "$passed" "$failed"
+} >"$OUT/table.txt"
 cat "$OUT/table.md"
+echo
+cat "$OUT/table.txt"
 [ $rc -eq 0 ] || die "the alternative's run failed (logs: $slog, $alog)" "read the logs"
+
+# ---- the committed copies ----
+# block MODE FILE NEW: compare (--check) or replace (write) the generated
+# block of FILE with the text of NEW. In Markdown the block lies between
+# the two marker comments; in the cover letter it starts at the line
+# beginning "  make alternatives" and ends before the next blank line.
+block() {
+	python3 - "$@" <<-'PY'
+	import difflib, os, sys
+	mode, path, new = sys.argv[1:]
+	lines = open(path).read().splitlines(keepends=True)
+	text = open(new).read()
+	if path.endswith(".md"):
+	    begin = "<!-- begin: written by make alternatives -->\n"
+	    end = "<!-- end: written by make alternatives -->\n"
+	    if begin not in lines or end not in lines:
+	        sys.exit(f"{path}: no '{begin.strip()}' ... '{end.strip()}' markers")
+	    i = lines.index(begin) + 1
+	    j = lines.index(end, i)
+	    text = "\n" + text + "\n"
+	else:
+	    start = [k for k, l in enumerate(lines) if l.startswith("  make alternatives")]
+	    if not start:
+	        sys.exit(f"{path}: no line starting '  make alternatives'")
+	    i = start[0]
+	    j = next((k for k in range(i, len(lines)) if not lines[k].strip()), len(lines))
+	old = "".join(lines[i:j])
+	if old == text:
+	    sys.exit(0)
+	if mode == "--check":
+	    sys.stdout.writelines(difflib.unified_diff(
+	        old.splitlines(keepends=True), text.splitlines(keepends=True),
+	        path + " (committed)", path + " (measured)"))
+	    sys.exit(1)
+	lines[i:j] = [text]
+	open(path, "w").write("".join(lines))
+	print(f"{os.path.relpath(path)}: table updated")
+	PY
+}
+
+stale=0
+block "$mode" "$TOP/README.md" "$OUT/table.md" || stale=1
+block "$mode" "$TOP/cover-letter.txt" "$OUT/table.txt" || stale=1
+if [ "$mode" = --check ]; then
+	[ $stale -eq 0 ] ||
+		die "the committed alternatives table differs from the one just measured" \
+		    "run make alternatives, read the diff, and commit README.md, cover-letter.txt and series/"
+	msg "README.md and cover-letter.txt hold the table just measured"
+else
+	[ $stale -eq 0 ] || die "cannot write the tables" "see the message above"
+	"$TOP/scripts/series.sh"
+fi

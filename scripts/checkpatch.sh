@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# checkpatch.pl --strict on every patch of series/ (the cover letter aside),
-# with the checkpatch of the tree the series applies to.
+# checkpatch.pl --strict on every patch of a series (the cover letter
+# aside), with the checkpatch of the tree the series applies to.
+#
+#   checkpatch.sh [DIR]     DIR: a directory of patches, default series/
 . "$(dirname "$0")/lib.sh"
 
+dir=$(realpath -m "${1:-$TOP/series}")
 tree=$SRC/pre-ambient
 [ -x "$tree/scripts/checkpatch.pl" ] || die "no checkpatch.pl in $tree" "run make tree"
-patches=$(ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
-[ -n "$patches" ] || die "series/ holds no patches" "run make series"
+patches=$(ls "$dir"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
+[ -n "$patches" ] || die "${dir#"$TOP"/} holds no patches" "run make series"
 
 bad=0
 for p in $patches; do
