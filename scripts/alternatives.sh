@@ -220,25 +220,17 @@ sets() {
 has() { case ",$(field "$1" "$2" "$3")," in *",$4,"*|*,all,*) return 0 ;; esac; return 1; }
 yesno() { if "$@"; then echo yes; else echo no; fi; }
 
-keys="P H a b c Q d"
-declare -A label=(
-	[P]="P: uid 65534, holds CAP_NET_RAW only to start H"
-	[H]="H: the helper, a plain program P executes"
-	[a]="(a) a plain program H runs"
-	[b]="(b) a set-user-ID-root program H runs"
-	[c]="(c) a program with fP = fE = CAP_CHOWN that H runs"
-	[Q]="Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself"
-	[d]="(d) a plain program Q runs"
-)
-declare -A short=(
-	[P]="P    uid 65534, starts H"
-	[H]="H    plain, run by P"
-	[a]="(a)  plain, run by H"
-	[b]="(b)  set-user-ID root, by H"
-	[c]="(c)  fP = fE = chown, by H"
-	[Q]="Q    uid 1000, for itself"
-	[d]="(d)  plain, run by Q"
-)
+# KEY, then its label in the README's table, then in the cover letter's
+rows="P	P: uid 65534, holds CAP_NET_RAW only to start H	P    uid 65534, starts H
+H	H: the helper, a plain program P executes	H    plain, run by P
+a	(a) a plain program H runs	(a)  plain, run by H
+b	(b) a set-user-ID-root program H runs	(b)  set-user-ID root, by H
+c	(c) a program with fP = fE = CAP_CHOWN that H runs	(c)  fP = fE = chown, by H
+Q	Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself	Q    uid 1000, for itself
+d	(d) a plain program Q runs	(d)  plain, run by Q"
+keys=$(printf '%s\n' "$rows" | cut -f1)
+label() { printf '%s\n' "$rows" | awk -F'\t' -v k="$1" -v n="$2" '$1 == k { print $n }'; }
+
 missing=0
 for k in $keys; do
 	for d in ambient sysctl; do
@@ -258,7 +250,7 @@ failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 	echo "| process | ambient: pP | pE | pA | raw socket | sysctl: pP | pE | pA | raw socket |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for k in $keys; do
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${label[$k]}" \
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$(label "$k" 2)" \
 			"$(cell "$k" ambient pP)" "$(cell "$k" ambient pE)" \
 			"$(cell "$k" ambient pA)" "$(rawcell "$k" ambient)" \
 			"$(cell "$k" sysctl pP)" "$(cell "$k" sysctl pE)" \
@@ -282,7 +274,7 @@ failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 	printf '  %-28s  %-21s %s\n' "make alternatives" "ambient set" "sysctl mask"
 	printf '  %-28s  %-14s %-6s %-14s %s\n' "" "pP, pE" "raw" "pP, pE" "raw"
 	for k in $keys; do
-		printf '  %-28s  %-14s %-6s %-14s %s\n' "${short[$k]}" \
+		printf '  %-28s  %-14s %-6s %-14s %s\n' "$(label "$k" 3)" \
 			"$(sets "$k" ambient)" "$(value "$k" ambient raw)" \
 			"$(sets "$k" sysctl)" "$(value "$k" sysctl raw)"
 	done
