@@ -11,10 +11,11 @@
  * only to start a helper H, a plain program. Under the ambient design P
  * raises CAP_NET_RAW into pA; under the sysctl design root has written 13
  * to /proc/sys/kernel/cap_inheritable. H then runs (a) a plain program,
- * (b) a set-user-ID-root program and (c) a program with file capabilities
- * fP = fE = CAP_CHOWN. Separately, (d) an unrelated process Q of uid 1000,
- * which holds CAP_NET_RAW in pP and pE for its own use and never asked for
- * anything to be passed on, runs a plain program.
+ * (b) a set-user-ID-root program and (c) a program with the file
+ * capability CAP_CHOWN, permitted and effective. Separately, (d) an
+ * unrelated process Q of uid 1000, which holds CAP_NET_RAW in pP and pE for
+ * its own use and never asked for anything to be passed on, runs a plain
+ * program.
  *
  * Every process reports itself on one line, tab-separated:
  *
@@ -213,7 +214,7 @@ static int write_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* Copies of this program: plain, set-user-ID root, fP = fE = CAP_CHOWN. */
+/* Copies of this program: plain, set-user-ID root, file capability chown. */
 static int install_programs(void)
 {
 	static const struct {
