@@ -7,21 +7,27 @@
 #                              and cover-letter.txt (and refresh series/)
 #   alternatives.sh --check    run it, and fail unless README.md and
 #                              cover-letter.txt hold the table just measured
+#                              (it changes nothing outside build/)
 #
 # 1. checkpatch --strict on the alternative's patches
 # 2. applies them on pre-ambient in build/src/alt-sysctl (redone only when
 #    the patches or pre-ambient change)
 # 3. builds its bzImage in build/obj/alt-sysctl with pre-ambient's .config
-#    (ALT_JOBS make jobs, default: the number of CPUs)
-# 4. builds a small initramfs: busybox, the alternative's kselftest and
-#    tests/guest/compare-designs
+#    (ALT_JOBS make jobs, default: the number of CPUs), and brings the
+#    ambient kernel up to date
+# 4. builds a small initramfs: busybox, the alternative's kselftest (with
+#    its own Makefile) and tests/guest/compare-designs
 # 5. boots it (VM alt-sysctl): the kselftest, then the comparison scenario
 # 6. boots the ambient kernel (VM alt-ambient): the comparison scenario
 # 7. makes the tables from the two console logs: build/alternatives/table.md
-#    (for README.md) and table.txt (for the cover letter)
+#    (for README.md) and table.txt (for the cover letter), and checks that
+#    the conclusions the README and the cover letter draw from them hold
 #
-# Exits non-zero when a step fails, the kselftest fails, a guest did not
-# report every row, or (--check) a committed table differs.
+# Exits non-zero, naming each cause, when a step fails, the kselftest
+# fails, a guest did not report every row exactly once, a conclusion no
+# longer holds, or (--check) a committed table differs.
+# Functions run through phase, where set -e does not apply: every command
+# whose failure matters says so with "|| die".
 . "$(dirname "$0")/lib.sh"
 
 PATCHES=$TOP/alternatives/sysctl-cap-inheritable
@@ -32,7 +38,8 @@ PAY=$OUT/payload
 HDR=$BUILD/uapi
 STAMP=$SRC/.alt-sysctl.stamp
 KLOG=$LOGS/kernel-alt-sysctl.log
-ALT_JOBS=${ALT_JOBS:-$(jobs)}
+PLOG=$LOGS/payload-alt.log
+ALT_JOBS=${ALT_JOBS:-$(ncpus)}
 mode=${1:-write}
 case $mode in
 write | --check) ;;
@@ -44,21 +51,26 @@ git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
 
 lock alt-sysctl
 mkdir -p "$OUT"
+fails=()	# one line per cause of failure
+fail() { msg "$1"; fails+=("$1"); }
 
 # ---- 2. the worktree with the series applied ----
 apply_series() {
 	local want rec_hash='' rec_head='' head p out
 	git_ -C "$SRC/stock" rev-parse -q --verify pre-ambient >/dev/null ||
 		die "no pre-ambient tag" "run make tree"
-	want=$( { git_ -C "$SRC/stock" rev-parse pre-ambient;
-		  cat "$PATCHES"/[0-9]*.patch; } | sha1sum | cut -c1-40)
+	want=$( { git_ -C "$SRC/stock" rev-parse pre-ambient &&
+		  cat "$PATCHES"/[0-9]*.patch; } | sha1sum | cut -c1-40) ||
+		die "cannot read the patches in ${PATCHES#"$TOP"/}" "restore them from git"
 	if [ ! -d "$WT" ]; then
 		git_ -C "$SRC/stock" worktree prune
 		git_ -C "$SRC/stock" worktree add -q --detach "$WT" pre-ambient ||
 			die "cannot add the worktree build/src/alt-sysctl" "run make tree"
 	fi
 	[ -f "$STAMP" ] && read -r rec_hash rec_head <"$STAMP"
-	head=$(git_ -C "$WT" rev-parse HEAD)
+	head=$(git_ -C "$WT" rev-parse HEAD) ||
+		die "build/src/alt-sysctl is not a usable worktree" \
+		    "remove it (git -C build/src/stock worktree remove --force build/src/alt-sysctl) and run again"
 	if [ "$rec_hash" = "$want" ]; then
 		[ "$head" = "$rec_head" ] ||
 			msg "build/src/alt-sysctl has local commits: building them"
@@ -83,23 +95,29 @@ apply_series() {
 			    "rebase it on pre-ambient in build/src/alt-sysctl and export it again"
 		fi
 	done
-	echo "$want $(git_ -C "$WT" rev-parse HEAD)" >"$STAMP"
+	head=$(git_ -C "$WT" rev-parse HEAD) || die "cannot read build/src/alt-sysctl's HEAD"
+	echo "$want $head" >"$STAMP" || die "cannot write $STAMP" "check the free space"
 }
 
-# ---- 3. the alternative kernel ----
+# ---- 3. the kernels ----
 build_kernel() {
 	local cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench
-	[ -f "$OBJ/pre-ambient/.config" ] || "$TOP/scripts/kernel.sh" pre-ambient olddefconfig
-	mkdir -p "$AOBJ"
+	if [ ! -f "$OBJ/pre-ambient/.config" ]; then
+		"$TOP/scripts/kernel.sh" pre-ambient olddefconfig ||
+			die "cannot configure pre-ambient" "read build/logs/kernel-pre-ambient.log"
+	fi
+	mkdir -p "$AOBJ" || die "cannot create $AOBJ" "check the free space"
 	# reconfigure only when pre-ambient's configuration changed, so that
 	# an unchanged tree costs no rebuild
 	if ! cmp -s "$OBJ/pre-ambient/.config" "$AOBJ/.config.pre-ambient"; then
-		cp "$OBJ/pre-ambient/.config" "$AOBJ/.config" || die "cannot copy pre-ambient's .config"
+		cp "$OBJ/pre-ambient/.config" "$AOBJ/.config" ||
+			die "cannot copy pre-ambient's .config" "check the free space"
 		make -C "$WT" O="$AOBJ" CC="$cc" HOSTCC=gcc olddefconfig >"$KLOG" 2>&1 ||
 			die "olddefconfig failed (log: $KLOG)" "read the log"
-		cp "$OBJ/pre-ambient/.config" "$AOBJ/.config.pre-ambient"
+		cp "$OBJ/pre-ambient/.config" "$AOBJ/.config.pre-ambient" ||
+			die "cannot copy pre-ambient's .config" "check the free space"
 	fi
 	msg "building alt-sysctl (-j$ALT_JOBS)"
 	make -C "$WT" O="$AOBJ" CC="$cc" HOSTCC=gcc -j"$ALT_JOBS" bzImage >>"$KLOG" 2>&1 || {
@@ -107,12 +125,15 @@ build_kernel() {
 		die "building alt-sysctl failed (log: $KLOG)" "fix the patch in build/src/alt-sysctl"
 	}
 	! grep -E 'security/commoncap.c.*warning:' "$KLOG" >&2 ||
-		die "security/commoncap.c compiles with warnings (log: $KLOG)" "fix them"
+		die "security/commoncap.c compiles with warnings (log: $KLOG)" \
+		    "fix them in build/src/alt-sysctl and export the patch again"
 }
 
-# The ambient kernel: built by make kernel; built here only when missing.
+# The table must describe the ambient kernel as the branch is now: make
+# it (incrementally) rather than trusting whatever bzImage is there.
 ambient_image() {
-	[ -f "$OBJ/ambient/arch/x86/boot/bzImage" ] || "$TOP/scripts/kernel.sh" ambient
+	"$TOP/scripts/kernel.sh" ambient ||
+		die "building the ambient kernel failed" "read build/logs/kernel-ambient.log"
 }
 
 # ---- 4. the initramfs ----
@@ -121,29 +142,32 @@ build_payload() {
 	local sel=$WT/tools/testing/selftests
 	[ -x /bin/busybox ] || die "/bin/busybox is missing" "run make deps"
 	[ -d "$HDR/include" ] && inc="-isystem $HDR/include"
-	rm -rf "$root"
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,usr/libexec/ambient}
-	cp /bin/busybox "$root/bin/busybox"
+	rm -rf "$root" "$PAY/obj"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,usr/libexec/ambient} \
+		"$PAY/obj" || die "cannot create $root" "check the free space"
+	cp /bin/busybox "$root/bin/busybox" || die "cannot copy /bin/busybox" "check the free space"
 	for a in $(/bin/busybox --list-full); do
-		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
+		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a" ||
+			die "cannot link $a to busybox" "check the free space"
 	done
-	cp "$TOP/scripts/guest/init" "$root/init"
+	cp "$TOP/scripts/guest/init" "$root/init" || die "cannot copy scripts/guest/init" "restore it from git"
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
-		>"$root/etc/passwd"
-	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-	# the kselftest Makefile's flags; built from its own directory so that
-	# its messages name the file, not where the tree is
-	# shellcheck disable=SC2086
-	(cd "$sel/capabilities" && gcc -static -O2 -g -std=gnu99 -Wall $inc \
-		-o "$root/usr/libexec/ambient/cap_inheritable_sysctl_test" \
-		cap_inheritable_sysctl_test.c) >"$LOGS/payload-alt.log" 2>&1 ||
-		die "building the kselftest failed (log: $LOGS/payload-alt.log)" "read the log"
+		>"$root/etc/passwd" || die "cannot write $root/etc/passwd" "check the free space"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group" ||
+		die "cannot write $root/etc/group" "check the free space"
+	# with the selftest's own Makefile (so that the patch's change to it is
+	# exercised), linked statically like the rest of the initramfs
+	make -s -C "$sel/capabilities" OUTPUT="$PAY/obj" KHDR_INCLUDES="$inc" \
+		LDFLAGS=-static "$PAY/obj/cap_inheritable_sysctl_test" >"$PLOG" 2>&1 ||
+		die "building the kselftest failed (log: $PLOG)" "read the log"
+	cp "$PAY/obj/cap_inheritable_sysctl_test" "$root/usr/libexec/ambient/" ||
+		die "cannot copy the kselftest into the initramfs" "check the free space"
 	# shellcheck disable=SC2086
 	gcc -static -O2 -Wall -Wextra -Werror $inc \
 		-o "$root/usr/libexec/ambient/compare-designs" \
-		"$TOP/tests/guest/compare-designs.c" >>"$LOGS/payload-alt.log" 2>&1 ||
-		die "building tests/guest/compare-designs.c failed (log: $LOGS/payload-alt.log)" "read the log"
-	cat >"$root/usr/libexec/ambient/alt-run" <<-'EOF'
+		"$TOP/tests/guest/compare-designs.c" >>"$PLOG" 2>&1 ||
+		die "building tests/guest/compare-designs.c failed (log: $PLOG)" "read the log"
+	cat >"$root/usr/libexec/ambient/alt-run" <<-'EOF' || die "cannot write alt-run" "check the free space"
 	#!/bin/sh
 	# run the steps named in the arguments; exit 1 when one failed
 	rc=0
@@ -159,11 +183,12 @@ build_payload() {
 	done
 	exit $rc
 	EOF
-	chmod 755 "$root/usr/libexec/ambient/alt-run"
+	chmod 755 "$root/usr/libexec/ambient/alt-run" || die "cannot make alt-run executable"
 	(cd "$root" && find . | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -1 >"$PAY/initramfs.cpio.gz.new" ||
 		die "cannot write $PAY/initramfs.cpio.gz" "check the free space"
-	mv "$PAY/initramfs.cpio.gz.new" "$PAY/initramfs.cpio.gz"
+	mv "$PAY/initramfs.cpio.gz.new" "$PAY/initramfs.cpio.gz" ||
+		die "cannot write $PAY/initramfs.cpio.gz" "check the free space"
 }
 
 # ---- 5, 6. the boots ----
@@ -173,28 +198,27 @@ boot() {
 		"$TOP/scripts/vm.sh" "$name" "$image" "$PAY/initramfs.cpio.gz"
 }
 
-rc=0
-phase "alt checkpatch" "$TOP/scripts/checkpatch.sh" "$PATCHES" || rc=1
+phase "alt checkpatch" "$TOP/scripts/checkpatch.sh" "$PATCHES" ||
+	fail "the alternative's patches are not checkpatch --strict clean (see above)"
 phase "alt apply" apply_series
 phase "alt kernel" build_kernel
-phase "alt ambient image" ambient_image
+phase "alt ambient kernel" ambient_image
 phase "alt payload" build_payload
-phase "alt boot sysctl" boot alt-sysctl "$AOBJ/arch/x86/boot/bzImage" selftest,compare || rc=1
-phase "alt boot ambient" boot alt-ambient "$OBJ/ambient/arch/x86/boot/bzImage" compare || rc=1
-
+phase "alt boot sysctl" boot alt-sysctl "$AOBJ/arch/x86/boot/bzImage" selftest,compare ||
+	fail "the alt-sysctl guest failed (log: build/logs/vm-alt-sysctl.log)"
+phase "alt boot ambient" boot alt-ambient "$OBJ/ambient/arch/x86/boot/bzImage" compare ||
+	fail "the alt-ambient guest failed (log: build/logs/vm-alt-ambient.log)"
 
 # ---- 7. the tables, from the console logs ----
 slog=$LOGS/vm-alt-sysctl.log
-alog=$LOGS/vm-alt-ambient.log
 grep -E '^(not )?ok [0-9]+ mask\.|^# (Totals|PASSED|FAILED)' "$slog" >"$OUT/selftest.txt" || true
 for d in sysctl ambient; do
 	log=$LOGS/vm-alt-$d.log
-	grep -q "^@@ cd-design $d\$" "$log" || {
-		msg "the alt-$d guest did not run the $d design (log: $log)"
-		rc=1
-	}
-	grep -P '^@@ cd-row\t' "$log" | cut -f2- >"$OUT/rows-$d.tsv" || true
-	grep '^@@ cd-error' "$log" >&2 && rc=1
+	grep -q "^@@ cd-design $d\$" "$log" 2>/dev/null ||
+		fail "the alt-$d guest did not run the $d design (log: build/logs/vm-alt-$d.log)"
+	grep -P '^@@ cd-row\t' "$log" 2>/dev/null | cut -f2- >"$OUT/rows-$d.tsv" || true
+	! grep '^@@ cd-error' "$log" >&2 2>/dev/null ||
+		fail "compare-designs reported errors on the $d kernel (above)"
 done
 
 # field KEY DESIGN SET: the value of SET (pP pE pA pI raw uid) in row KEY
@@ -220,28 +244,46 @@ sets() {
 has() { case ",$(field "$1" "$2" "$3")," in *",$4,"*|*,all,*) return 0 ;; esac; return 1; }
 yesno() { if "$@"; then echo yes; else echo no; fi; }
 
-# KEY, then its label in the README's table, then in the cover letter's
-rows="P	P: uid 65534, holds CAP_NET_RAW only to start H	P    uid 65534, starts H
-H	H: the helper, a plain program P executes	H    plain, run by P
-a	(a) a plain program H runs	(a)  plain, run by H
-b	(b) a set-user-ID-root program H runs	(b)  set-user-ID root, by H
-c	(c) a program with fP = fE = CAP_CHOWN that H runs	(c)  fP = fE = chown, by H
-Q	Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself	Q    uid 1000, for itself
-d	(d) a plain program Q runs	(d)  plain, run by Q"
-keys=$(printf '%s\n' "$rows" | cut -f1)
-label() { printf '%s\n' "$rows" | awk -F'\t' -v k="$1" -v n="$2" '$1 == k { print $n }'; }
+# KEY|its label in the README's table|its label in the cover letter's
+rows='P|P: uid 65534, holds CAP_NET_RAW only to start H|P    uid 65534, starts H
+H|H: the helper, a plain program P executes|H    plain, run by P
+a|(a) a plain program H runs|(a)  plain, run by H
+b|(b) a set-user-ID-root program H runs|(b)  setuid root, by H
+c|(c) a program with the file capability CAP_CHOWN (permitted, effective) that H runs|(c)  file caps, by H
+Q|Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself|Q    uid 1000, own use
+d|(d) a plain program Q runs|(d)  plain, run by Q'
+keys=$(printf '%s\n' "$rows" | cut -d'|' -f1)
+label() { printf '%s\n' "$rows" | awk -F'|' -v k="$1" -v n="$2" '$1 == k { print $n }'; }
 
-missing=0
 for k in $keys; do
 	for d in ambient sysctl; do
-		[ -n "$(field "$k" "$d" pP)" ] || missing=$((missing + 1))
+		n=$(awk -F'\t' -v k="$k" '$1 == k { n++ } END { print n + 0 }' "$OUT/rows-$d.tsv")
+		[ "$n" -eq 1 ] || fail "row $k of the $d design reported $n times, not once"
 	done
 done
-[ "$missing" -eq 0 ] || { msg "$missing rows missing from the guests' reports"; rc=1; }
 
 passed=$(grep -c '^ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
-[ "$passed" -gt 0 ] && [ "$failed" -eq 0 ] || rc=1
+[ "$passed" -gt 0 ] && [ "$failed" -eq 0 ] ||
+	fail "the alternative's kselftest: $passed passed, $failed failed (build/alternatives/selftest.txt)"
+
+# What the prose around the tables concludes, checked against the rows.
+claim() {	# claim TEXT CMD...: CMD must succeed
+	local text=$1
+	shift
+	"$@" || fail "no longer measured, but README.md and the cover letter say: $text"
+}
+no() { ! "$@"; }
+claim "the ambient set passes CAP_NET_RAW to H and to (a)" \
+	eval 'has H ambient pE net_raw && has a ambient pE net_raw'
+claim "the mask passes CAP_NET_RAW to H and to (a)" \
+	eval 'has H sysctl pE net_raw && has a sysctl pE net_raw'
+claim "under the ambient set, (d) does not get CAP_NET_RAW" no has d ambient pP net_raw
+claim "under the mask, (d) gets CAP_NET_RAW" has d sysctl pE net_raw
+claim "under the ambient set, (c) holds CAP_CHOWN alone" [ "$(value c ambient pP)" = chown ]
+claim "under the mask, (c) gets CAP_NET_RAW as well" has c sysctl pE net_raw
+claim "the ambient set is dropped for (b) and (c)" \
+	eval '[ "$(value b ambient pA)" = none ] && [ "$(value c ambient pA)" = none ]'
 
 {
 	echo "Ambient set: P raises CAP_NET_RAW into pA (kernel \`ambient\`)."
@@ -268,14 +310,18 @@ failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 	echo "- the alternative's kselftest: $passed passed, $failed failed"
 } >"$OUT/table.md"
 
-# The cover letter's table: plain text, no blank line (the blank line after
-# it ends it), its first line starting "  make alternatives".
+# The cover letter's table: plain text without a blank line. Its last line
+# is the kselftest's ("  the mask's own kselftest: ..."), which is how the
+# block is found again.
 {
-	printf '  %-28s  %-21s %s\n' "make alternatives" "ambient set" "sysctl mask"
-	printf '  %-28s  %-14s %-6s %-14s %s\n' "" "pP, pE" "raw" "pP, pE" "raw"
+	fmt='  %-24s  %-8s %-8s %-4s  %-14s %s\n'
+	printf '  %-24s  %-22s  %s\n' "" "ambient set" "sysctl mask"
+	# shellcheck disable=SC2059
+	printf "$fmt" "process" "pP, pE" "pA" "raw" "pP, pE" "raw"
 	for k in $keys; do
-		printf '  %-28s  %-14s %-6s %-14s %s\n' "$(label "$k" 3)" \
-			"$(sets "$k" ambient)" "$(value "$k" ambient raw)" \
+		# shellcheck disable=SC2059
+		printf "$fmt" "$(label "$k" 3)" \
+			"$(sets "$k" ambient)" "$(value "$k" ambient pA)" "$(value "$k" ambient raw)" \
 			"$(sets "$k" sysctl)" "$(value "$k" sysctl raw)"
 	done
 	printf "  the mask's own kselftest: %s passed, %s failed\n" "$passed" "$failed"
@@ -283,56 +329,80 @@ failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 cat "$OUT/table.md"
 echo
 cat "$OUT/table.txt"
-[ $rc -eq 0 ] || die "the alternative's run failed (logs: $slog, $alog)" "read the logs"
+if [ ${#fails[@]} -gt 0 ]; then
+	printf '%s\n' "${fails[@]}" | sed 's/^/  - /' >&2
+	die "the alternative's run failed for the ${#fails[@]} reasons above" \
+	    "read the logs named there; nothing outside build/ was changed"
+fi
 
 # ---- the committed copies ----
 # block MODE FILE NEW: compare (--check) or replace (write) the generated
-# block of FILE with the text of NEW. In Markdown the block lies between
-# the two marker comments; in the cover letter it starts at the line
-# beginning "  make alternatives" and ends before the next blank line.
+# block of FILE with the text of NEW. Exit 0: equal (or written); 1: they
+# differ (--check); 2: FILE has no block where one is expected.
+# In Markdown the block lies between the two marker comments; in the
+# cover letter it is the run of non-blank lines that ends with the line
+# beginning "  the mask's own kselftest:".
 block() {
 	python3 - "$@" <<-'PY'
 	import difflib, os, sys
 	mode, path, new = sys.argv[1:]
+	name = os.path.relpath(path)
 	lines = open(path).read().splitlines(keepends=True)
 	text = open(new).read()
+	def broken(why):
+	    print(f"{name}: {why}", file=sys.stderr)
+	    sys.exit(2)
 	if path.endswith(".md"):
 	    begin = "<!-- begin: written by make alternatives -->\n"
 	    end = "<!-- end: written by make alternatives -->\n"
-	    if begin not in lines or end not in lines:
-	        sys.exit(f"{path}: no '{begin.strip()}' ... '{end.strip()}' markers")
+	    if lines.count(begin) != 1 or lines.count(end) != 1:
+	        broken(f"wants exactly one '{begin.strip()}' and one '{end.strip()}' line")
 	    i = lines.index(begin) + 1
-	    j = lines.index(end, i)
+	    j = lines.index(end)
+	    if j < i:
+	        broken("the end marker comes before the begin marker")
 	    text = "\n" + text + "\n"
 	else:
-	    start = [k for k, l in enumerate(lines) if l.startswith("  make alternatives")]
-	    if not start:
-	        sys.exit(f"{path}: no line starting '  make alternatives'")
-	    i = start[0]
-	    j = next((k for k in range(i, len(lines)) if not lines[k].strip()), len(lines))
+	    last = "  the mask's own kselftest:"
+	    if "\n\n" in text.strip("\n") or not text.splitlines()[-1].startswith(last):
+	        broken("the generated table has a blank line or lacks its last line")
+	    ends = [k for k, l in enumerate(lines) if l.startswith(last)]
+	    if len(ends) != 1:
+	        broken(f"wants exactly one line starting '{last.strip()}'")
+	    j = ends[0] + 1
+	    i = j - 1
+	    while i > 0 and lines[i - 1].strip():
+	        i -= 1
 	old = "".join(lines[i:j])
 	if old == text:
 	    sys.exit(0)
 	if mode == "--check":
 	    sys.stdout.writelines(difflib.unified_diff(
 	        old.splitlines(keepends=True), text.splitlines(keepends=True),
-	        path + " (committed)", path + " (measured)"))
+	        name + " (committed)", name + " (measured)"))
 	    sys.exit(1)
 	lines[i:j] = [text]
 	open(path, "w").write("".join(lines))
-	print(f"{os.path.relpath(path)}: table updated")
+	print(f"{name}: table updated")
 	PY
 }
 
 stale=0
-block "$mode" "$TOP/README.md" "$OUT/table.md" || stale=1
-block "$mode" "$TOP/cover-letter.txt" "$OUT/table.txt" || stale=1
+for f in README.md:table.md cover-letter.txt:table.txt; do
+	rc=0
+	block "$mode" "$TOP/${f%%:*}" "$OUT/${f#*:}" || rc=$?
+	case $rc in
+	0) ;;
+	1) stale=1 ;;
+	*) die "cannot find the table's place in ${f%%:*} (above)" \
+	       "restore the markers or the table's last line from git" ;;
+	esac
+done
 if [ "$mode" = --check ]; then
 	[ $stale -eq 0 ] ||
 		die "the committed alternatives table differs from the one just measured" \
 		    "run make alternatives, read the diff, and commit README.md, cover-letter.txt and series/"
 	msg "README.md and cover-letter.txt hold the table just measured"
 else
-	[ $stale -eq 0 ] || die "cannot write the tables" "see the message above"
 	"$TOP/scripts/series.sh"
 fi

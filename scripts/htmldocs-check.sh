@@ -65,7 +65,7 @@ build() {
 	msg "building htmldocs SPHINXDIRS=\"$dirs\" in ${tree#"$TOP"/}"
 	# -E: read every document again. An incremental build reports the
 	# warnings of changed documents only, which would not compare.
-	if ! make -C "$tree" O="$obj" -j"$(jobs)" htmldocs \
+	if ! make -C "$tree" O="$obj" -j"$(ncpus)" htmldocs \
 			SPHINXDIRS="$dirs" SPHINXOPTS="-E -q" \
 			>"$log" 2>&1; then
 		tail -20 "$log" >&2

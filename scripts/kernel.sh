@@ -47,7 +47,7 @@ if git -C "$SRC/ambient" show ambient:tools/testing/selftests/capabilities/confi
 	fragments="$fragments $obj/.selftests.config"
 fi
 
-kmake() { make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(jobs)" "$@"; }
+kmake() { make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(ncpus)" "$@"; }
 
 configure() {
 	local want

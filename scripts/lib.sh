@@ -94,7 +94,7 @@ need_space() {
 		    "free disk space (make clean removes build/) and run again"
 }
 
-jobs() { nproc; }
+ncpus() { nproc; }
 
 # The one identity of the series (From:, Signed-off-by:, the cover letter).
 # The placeholder is fine for building and checking; sending refuses it.

@@ -79,7 +79,7 @@ done
 export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-kmake() { make -C "$wt" O="$obj" CC="$cc" HOSTCC=gcc -j"$(jobs)" "$@"; }
+kmake() { make -C "$wt" O="$obj" CC="$cc" HOSTCC=gcc -j"$(ncpus)" "$@"; }
 
 # Configure once from the ambient flavour's .config (again if it changes).
 mkdir -p "$obj"
