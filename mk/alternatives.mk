@@ -3,9 +3,8 @@
 # /proc/sys/kernel/cap_inheritable mask (alternatives/sysctl-cap-inheritable/,
 # scripts/alternatives.sh); included by the top-level Makefile.
 #
-#   alternatives   apply the series on pre-ambient, build that kernel
-#                  (ALT_JOBS make jobs, default: the CPUs), boot it: its
-#                  kselftest and the comparison scenario; the same scenario
+#   alternatives   apply the series on pre-ambient, build that kernel, boot
+#                  it: its kselftest and the comparison scenario; the same scenario
 #                  on the ambient kernel; writes the table into README.md and
 #                  cover-letter.txt (make check runs it with --check)
 

@@ -12,9 +12,8 @@
 # 1. checkpatch --strict on the alternative's patches
 # 2. applies them on pre-ambient in build/src/alt-sysctl (redone only when
 #    the patches or pre-ambient change)
-# 3. builds its bzImage in build/obj/alt-sysctl with pre-ambient's .config
-#    (ALT_JOBS make jobs, default: the number of CPUs), and brings the
-#    ambient kernel up to date
+# 3. builds its bzImage in build/obj/alt-sysctl with pre-ambient's .config,
+#    and brings the ambient kernel up to date
 # 4. builds a small initramfs: busybox, the alternative's kselftest (with
 #    its own Makefile) and tests/guest/compare-designs
 # 5. boots it (VM alt-sysctl): the kselftest, then the comparison scenario
@@ -39,7 +38,6 @@ HDR=$BUILD/uapi
 STAMP=$SRC/.alt-sysctl.stamp
 KLOG=$LOGS/kernel-alt-sysctl.log
 PLOG=$LOGS/payload-alt.log
-ALT_JOBS=${ALT_JOBS:-$(ncpus)}
 mode=${1:-write}
 case $mode in
 write | --check) ;;
@@ -62,11 +60,7 @@ apply_series() {
 	want=$( { git_ -C "$SRC/stock" rev-parse pre-ambient &&
 		  cat "$PATCHES"/[0-9]*.patch; } | sha1sum | cut -c1-40) ||
 		die "cannot read the patches in ${PATCHES#"$TOP"/}" "restore them from git"
-	if [ ! -d "$WT" ]; then
-		git_ -C "$SRC/stock" worktree prune
-		git_ -C "$SRC/stock" worktree add -q --detach "$WT" pre-ambient ||
-			die "cannot add the worktree build/src/alt-sysctl" "run make tree"
-	fi
+	add_worktree "$WT" pre-ambient
 	[ -f "$STAMP" ] && read -r rec_hash rec_head <"$STAMP"
 	head=$(git_ -C "$WT" rev-parse HEAD) ||
 		die "build/src/alt-sysctl is not a usable worktree" \
@@ -84,8 +78,7 @@ apply_series() {
 		die "uncommitted changes in build/src/alt-sysctl" \
 		    "commit them (and export them) or discard them with git -C build/src/alt-sysctl checkout ."
 	msg "applying alternatives/sysctl-cap-inheritable on pre-ambient"
-	git_ -C "$WT" checkout -q --detach pre-ambient ||
-		die "cannot check out pre-ambient in build/src/alt-sysctl" "see the message above"
+	reset_worktree "$WT" pre-ambient
 	for p in "$PATCHES"/[0-9]*.patch; do
 		case ${p##*/} in 0000-*) continue ;; esac
 		if ! out=$(git_ -C "$WT" am --committer-date-is-author-date "$p" 2>&1); then
@@ -101,26 +94,13 @@ apply_series() {
 
 # ---- 3. the kernels ----
 build_kernel() {
-	local cc=gcc
-	command -v ccache >/dev/null && cc="ccache gcc"
-	export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench
 	if [ ! -f "$OBJ/pre-ambient/.config" ]; then
 		"$TOP/scripts/kernel.sh" pre-ambient olddefconfig ||
 			die "cannot configure pre-ambient" "read build/logs/kernel-pre-ambient.log"
 	fi
-	mkdir -p "$AOBJ" || die "cannot create $AOBJ" "check the free space"
-	# reconfigure only when pre-ambient's configuration changed, so that
-	# an unchanged tree costs no rebuild
-	if ! cmp -s "$OBJ/pre-ambient/.config" "$AOBJ/.config.pre-ambient"; then
-		cp "$OBJ/pre-ambient/.config" "$AOBJ/.config" ||
-			die "cannot copy pre-ambient's .config" "check the free space"
-		make -C "$WT" O="$AOBJ" CC="$cc" HOSTCC=gcc olddefconfig >"$KLOG" 2>&1 ||
-			die "olddefconfig failed (log: $KLOG)" "read the log"
-		cp "$OBJ/pre-ambient/.config" "$AOBJ/.config.pre-ambient" ||
-			die "cannot copy pre-ambient's .config" "check the free space"
-	fi
-	msg "building alt-sysctl (-j$ALT_JOBS)"
-	make -C "$WT" O="$AOBJ" CC="$cc" HOSTCC=gcc -j"$ALT_JOBS" bzImage >>"$KLOG" 2>&1 || {
+	configure_from pre-ambient "$WT" "$AOBJ" "$KLOG"
+	msg "building alt-sysctl"
+	kmake "$WT" "$AOBJ" bzImage >>"$KLOG" 2>&1 || {
 		grep -E 'error:|warning:|Error [0-9]|undefined reference' "$KLOG" | head -20 >&2
 		die "building alt-sysctl failed (log: $KLOG)" "fix the patch in build/src/alt-sysctl"
 	}
@@ -138,23 +118,12 @@ ambient_image() {
 
 # ---- 4. the initramfs ----
 build_payload() {
-	local root=$PAY/root a inc=
+	local root=$PAY/root inc=
 	local sel=$WT/tools/testing/selftests
-	[ -x /bin/busybox ] || die "/bin/busybox is missing" "run make deps"
 	[ -d "$HDR/include" ] && inc="-isystem $HDR/include"
-	rm -rf "$root" "$PAY/obj"
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,usr/libexec/ambient} \
-		"$PAY/obj" || die "cannot create $root" "check the free space"
-	cp /bin/busybox "$root/bin/busybox" || die "cannot copy /bin/busybox" "check the free space"
-	for a in $(/bin/busybox --list-full); do
-		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a" ||
-			die "cannot link $a to busybox" "check the free space"
-	done
-	cp "$TOP/scripts/guest/init" "$root/init" || die "cannot copy scripts/guest/init" "restore it from git"
-	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
-		>"$root/etc/passwd" || die "cannot write $root/etc/passwd" "check the free space"
-	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group" ||
-		die "cannot write $root/etc/group" "check the free space"
+	initramfs_root "$root"
+	rm -rf "$PAY/obj"
+	mkdir -p "$PAY/obj" || die "cannot create $PAY/obj" "check the free space"
 	# with the selftest's own Makefile (so that the patch's change to it is
 	# exercised), linked statically like the rest of the initramfs
 	make -s -C "$sel/capabilities" OUTPUT="$PAY/obj" KHDR_INCLUDES="$inc" \
@@ -184,11 +153,7 @@ build_payload() {
 	exit $rc
 	EOF
 	chmod 755 "$root/usr/libexec/ambient/alt-run" || die "cannot make alt-run executable"
-	(cd "$root" && find . | LC_ALL=C sort |
-		cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -1 >"$PAY/initramfs.cpio.gz.new" ||
-		die "cannot write $PAY/initramfs.cpio.gz" "check the free space"
-	mv "$PAY/initramfs.cpio.gz.new" "$PAY/initramfs.cpio.gz" ||
-		die "cannot write $PAY/initramfs.cpio.gz" "check the free space"
+	pack_initramfs "$root" "$PAY/initramfs.cpio.gz"
 }
 
 # ---- 5, 6. the boots ----

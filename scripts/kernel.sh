@@ -33,10 +33,6 @@ lock "obj-$(build_name "$flavour")"
 mkdir -p "$obj"
 need_space 2000
 
-export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
-
 # fragments: the selftests' config comes from the ambient branch (not
 # whatever commit its worktree has checked out), so all three kernels, and
 # every step of a bisection, are configured alike.
@@ -47,13 +43,11 @@ if git -C "$SRC/ambient" show ambient:tools/testing/selftests/capabilities/confi
 	fragments="$fragments $obj/.selftests.config"
 fi
 
-kmake() { make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(ncpus)" "$@"; }
-
 configure() {
 	local want
 	if [ "$kconfig" = tinyconfig ] || [ "$kconfig" = allnoconfig ]; then
 		[ -f "$obj/.config" ] && return
-		kmake "$kconfig" >"$log" 2>&1 ||
+		kmake "$src" "$obj" "$kconfig" >"$log" 2>&1 ||
 			die "make $kconfig failed (log: $log)" "read the log"
 		return
 	fi
@@ -64,9 +58,9 @@ configure() {
 	# that a fragment edit with no effect costs no rebuild.
 	[ -f "$obj/.config" ] && cp -p "$obj/.config" "$obj/.config.prev"
 	{
-		kmake tinyconfig
+		kmake "$src" "$obj" tinyconfig
 		"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $fragments
-		kmake olddefconfig
+		kmake "$src" "$obj" olddefconfig
 	} >"$log" 2>&1 || { tail -20 "$log" >&2; die "configuring $flavour failed (log: $log)" "read the log"; }
 	if [ -f "$obj/.config.prev" ] && cmp -s "$obj/.config" "$obj/.config.prev"; then
 		mv "$obj/.config.prev" "$obj/.config"
@@ -84,7 +78,7 @@ configure() {
 
 configure
 msg "building $flavour ($kconfig${*:+, $*})"
-if ! kmake "${@:-bzImage}" >>"$log" 2>&1; then
+if ! kmake "$src" "$obj" "${@:-bzImage}" >>"$log" 2>&1; then
 	grep -E 'error:|Error [0-9]|undefined reference' "$log" | head -20 >&2
 	die "building $flavour failed (log: $log)" \
 	    "fix the error above in build/src/$flavour (or the patch that caused it)"

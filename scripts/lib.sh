@@ -96,6 +96,85 @@ need_space() {
 
 ncpus() { nproc; }
 
+# kmake SRC OBJ MAKE-ARGS...: make in the kernel tree SRC with its objects in
+# OBJ, on every CPU, through ccache when there is one, and with a fixed
+# build identity so that an unchanged tree gives the same image.
+kmake() {
+	local src=$1 obj=$2 cc=gcc
+	shift 2
+	command -v ccache >/dev/null && cc="ccache gcc"
+	KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient \
+		KBUILD_BUILD_HOST=workbench \
+		make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(ncpus)" "$@"
+}
+
+# configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel
+# tree SRC, with FLAVOUR's .config (make olddefconfig); again only when that
+# .config changed, so that an unchanged one costs no rebuild.
+configure_from() {
+	local flavour=$1 src=$2 obj=$3 log=$4
+	[ -f "$OBJ/$flavour/.config" ] ||
+		die "build/obj/$flavour is not configured" "run make kernel KERNEL=$flavour"
+	mkdir -p "$obj" || die "cannot create $obj" "check the free space"
+	cmp -s "$OBJ/$flavour/.config" "$obj/.config.$flavour" && return 0
+	msg "configuring ${obj#"$TOP"/} from build/obj/$flavour/.config"
+	need_space 1500
+	cp "$OBJ/$flavour/.config" "$obj/.config" ||
+		die "cannot copy build/obj/$flavour/.config" "check the free space"
+	kmake "$src" "$obj" olddefconfig >"$log" 2>&1 ||
+		die "make olddefconfig failed (log: $log)" "read the log"
+	cp "$OBJ/$flavour/.config" "$obj/.config.$flavour" ||
+		die "cannot copy build/obj/$flavour/.config" "check the free space"
+}
+
+# add_worktree PATH REF: a detached worktree of the kernel repository at
+# PATH, added at REF when it is missing (an existing one is left as it is).
+add_worktree() {
+	local path=$1 ref=$2
+	git -C "$path" rev-parse --git-dir >/dev/null 2>&1 && return 0
+	git -C "$SRC/stock" worktree prune
+	git -C "$SRC/stock" -c advice.detachedHead=false worktree add -q --detach "$path" "$ref" ||
+		die "cannot add the worktree ${path#"$TOP"/} at $ref" "run make tree"
+}
+
+# reset_worktree PATH REF: PATH's files as REF has them, detached, with any
+# git am in progress dropped.
+reset_worktree() {
+	git -C "$1" am --abort >/dev/null 2>&1 || true
+	git -C "$1" -c advice.detachedHead=false checkout -q --detach -f "$2" ||
+		die "cannot check out $2 in ${1#"$TOP"/}" \
+		    "remove it (git -C build/src/stock worktree remove --force ${1#"$TOP"/}) and run again"
+}
+
+# initramfs_root ROOT: a fresh guest root: busybox and its applet links,
+# the guest's /init, and the two users the tests run as (root, nobody).
+initramfs_root() {
+	local root=$1 a
+	[ -x /bin/busybox ] || die "/bin/busybox is missing" "run make deps"
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/libexec/ambient,etc,proc,sys,dev,tmp,root} ||
+		die "cannot create $root" "check the free space"
+	cp /bin/busybox "$root/bin/busybox" || die "cannot copy /bin/busybox" "check the free space"
+	for a in $(/bin/busybox --list-full); do
+		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a" ||
+			die "cannot link $a to busybox" "check the free space"
+	done
+	cp "$TOP/scripts/guest/init" "$root/init" ||
+		die "cannot copy scripts/guest/init" "restore it from git"
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
+		>"$root/etc/passwd" &&
+		printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group" ||
+		die "cannot write $root/etc" "check the free space"
+}
+
+# pack_initramfs ROOT OUT: ROOT as a reproducible gzipped newc cpio at OUT,
+# replaced only once it is complete.
+pack_initramfs() {
+	(cd "$1" && find . | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -1 >"$2.new" &&
+		mv "$2.new" "$2" || die "cannot write $2" "check the free space"
+}
+
 # The one identity of the series (From:, Signed-off-by:, the cover letter).
 # The placeholder is fine for building and checking; sending refuses it.
 PLACEHOLDER_AUTHOR="A. U. Thor <author@example.org>"

@@ -53,16 +53,9 @@ fi
 
 git -C "$SRC/ambient" rev-parse -q --verify ambient >/dev/null ||
 	die "no ambient branch" "run make tree"
-[ -f "$OBJ/ambient/.config" ] ||
-	die "build/obj/ambient is not configured" "run make kernel KERNEL=ambient"
 
 # The worktree, reset to the tip of the ambient branch.
-if ! git -C "$wt" rev-parse --git-dir >/dev/null 2>&1; then
-	msg "creating the mutant worktree"
-	git -C "$SRC/stock" worktree prune
-	git -C "$SRC/stock" worktree add -q --detach "$wt" ambient >"$mlogs/worktree.log" 2>&1 ||
-		die "could not create $wt (log: $mlogs/worktree.log)" "read the log"
-fi
+add_worktree "$wt" ambient
 reset_tree() {
 	git -C "$wt" reset -q --hard ambient && git -C "$wt" clean -q -fd
 }
@@ -76,24 +69,10 @@ for n in "${names[@]}"; do
 		    "refresh tests/mutants/$n.patch against build/src/ambient"
 done
 
-export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
-kmake() { make -C "$wt" O="$obj" CC="$cc" HOSTCC=gcc -j"$(ncpus)" "$@"; }
-
-# Configure once from the ambient flavour's .config (again if it changes).
-mkdir -p "$obj"
-if ! cmp -s "$OBJ/ambient/.config" "$obj/.config.ambient"; then
-	msg "configuring build/obj/mutant from build/obj/ambient/.config"
-	need_space 1500
-	cp "$OBJ/ambient/.config" "$obj/.config"
-	kmake olddefconfig >"$mlogs/configure.log" 2>&1 ||
-		die "make olddefconfig failed (log: $mlogs/configure.log)" "read the log"
-	cp "$OBJ/ambient/.config" "$obj/.config.ambient"
-fi
+configure_from ambient "$wt" "$obj" "$mlogs/configure.log"
 
 build() {	# build LOG: incremental bzImage of the worktree as it is
-	kmake bzImage >"$1" 2>&1 || {
+	kmake "$wt" "$obj" bzImage >"$1" 2>&1 || {
 		grep -E 'error:|Error [0-9]|undefined reference' "$1" | head -10 >&2
 		return 1
 	}

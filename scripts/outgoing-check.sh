@@ -42,10 +42,8 @@ done
 # The messages rebuild the ambient tree exactly.
 wt=$SRC/outgoing-check
 lock outgoing-check
-git -C "$SRC/stock" worktree prune
-[ -d "$wt" ] || git -C "$SRC/stock" worktree add -q --detach "$wt" pre-ambient
-git -C "$wt" am --abort >/dev/null 2>&1 || true
-git -C "$wt" checkout -q --detach -f pre-ambient
+add_worktree "$wt" pre-ambient
+reset_worktree "$wt" pre-ambient
 git -C "$wt" -c user.name=check -c user.email=check@localhost am -q "${msgs[@]:1}" ||
 	die "the b4 messages do not apply to pre-ambient" "run make send DRY_RUN=1 again"
 got=$(git -C "$wt" rev-parse 'HEAD^{tree}')

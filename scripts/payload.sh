@@ -20,7 +20,7 @@ lock "payload-$(basename "$PAYLOAD")"
 log=$LOGS/payload${SELFTESTS_OVERLAY:+-overlay}.log
 : >"$log"
 
-for f in /bin/busybox /usr/bin/setpriv /sbin/capsh /usr/bin/timeout; do
+for f in /usr/bin/setpriv /sbin/capsh /usr/bin/timeout; do
 	[ -x "$f" ] || die "$f is missing" "run make deps"
 done
 [ -d "$SRC/ambient/tools/testing/selftests" ] || die "no ambient tree" "run make tree"
@@ -51,8 +51,8 @@ rsync -a "$SRC/ambient/tools/testing/selftests/capabilities/" \
 	rsync -a "$SELFTESTS_OVERLAY/" "$mini/tools/testing/selftests/capabilities/"
 
 msg "building the capabilities selftests"
-rm -rf "$root"
-mkdir -p "$root"
+# busybox first: the real binaries installed below replace its applets
+initramfs_root "$root"
 make -C "$mini/tools/testing/selftests" TARGETS=capabilities \
 	KHDR_INCLUDES="-isystem $HDR/include" LDFLAGS=-static \
 	INSTALL_PATH="$root/kselftest" install >>"$log" 2>&1 || {
@@ -62,19 +62,12 @@ make -C "$mini/tools/testing/selftests" TARGETS=capabilities \
 }
 
 # The package's own guest programs, one static binary per source file.
-mkdir -p "$root/usr/libexec/ambient"
 for c in "$TOP"/tests/guest/*.c; do
 	gcc -static -O2 -Wall -Wextra -Werror -isystem "$HDR/include" \
 		-o "$root/usr/libexec/ambient/$(basename "$c" .c)" "$c" >>"$log" 2>&1 ||
 		die "building ${c#"$TOP"/} failed (log: $log)" "read the log"
 done
 
-# busybox and its applet links; real binaries installed afterwards win.
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root}
-cp /bin/busybox "$root/bin/busybox"
-for a in $(/bin/busybox --list-full); do
-	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
-done
 copy_with_libs() {
 	local bin=$1 lib
 	rm -f "$root$bin"
@@ -88,12 +81,6 @@ copy_with_libs() {
 copy_with_libs /usr/bin/setpriv
 copy_with_libs /sbin/capsh
 copy_with_libs /usr/bin/timeout		# the kselftest runner needs --foreground
-cp "$TOP/scripts/guest/init" "$root/init"
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
-	>"$root/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 
-(cd "$root" && find . | LC_ALL=C sort |
-	cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -1 >"$PAYLOAD/initramfs.cpio.gz.new"
-mv "$PAYLOAD/initramfs.cpio.gz.new" "$PAYLOAD/initramfs.cpio.gz"
+pack_initramfs "$root" "$PAYLOAD/initramfs.cpio.gz"
 msg "initramfs: $PAYLOAD/initramfs.cpio.gz ($(du -h "$PAYLOAD/initramfs.cpio.gz" | cut -f1))"

@@ -29,10 +29,8 @@ export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$(author_email)"
 export GIT_CONFIG_KEY_2=b4.prep-cover-strategy GIT_CONFIG_VALUE_2=commit
 export GIT_CONFIG_KEY_3=sendemail.smtpServer GIT_CONFIG_VALUE_3=localhost
 
-git -C "$SRC/stock" worktree prune
-[ -d "$wt" ] || git -C "$SRC/stock" worktree add -q --detach "$wt" pre-ambient
-git -C "$wt" am --abort >/dev/null 2>&1 || true
-git -C "$wt" checkout -q --detach -f pre-ambient
+add_worktree "$wt" pre-ambient
+reset_worktree "$wt" pre-ambient
 git -C "$wt" branch -q -D b4/ambient 2>/dev/null || true
 git -C "$wt" checkout -q -b b4/ambient
 

@@ -18,10 +18,8 @@ done
 	"run make series"
 
 lock standalone
-git -C "$SRC/stock" worktree prune
-[ -d "$wt" ] || git -C "$SRC/stock" worktree add -q --detach "$wt" stock
-git -C "$wt" am --abort >/dev/null 2>&1 || true
-git -C "$wt" checkout -q --detach -f stock
+add_worktree "$wt" stock
+reset_worktree "$wt" stock
 for p in $patches; do
 	if git -C "$wt" -c user.name=check -c user.email=check@localhost am -q "$p" 2>&1; then
 		echo "applies to stock: ${p##*/}"
