@@ -100,12 +100,10 @@ build_kernel() {
 	fi
 	configure_from pre-ambient "$WT" "$AOBJ" "$KLOG"
 	msg "building alt-sysctl"
-	kmake "$WT" "$AOBJ" bzImage >>"$KLOG" 2>&1 || {
-		grep -E 'error:|warning:|Error [0-9]|undefined reference' "$KLOG" | head -20 >&2
-		die "building alt-sysctl failed (log: $KLOG)" "fix the patch in build/src/alt-sysctl"
-	}
+	kmake "$WT" "$AOBJ" bzImage >>"$KLOG" 2>&1 ||
+		die_log "$KLOG" "building alt-sysctl failed" "fix the patch in build/src/alt-sysctl"
 	! grep -E 'security/commoncap.c.*warning:' "$KLOG" >&2 ||
-		die "security/commoncap.c compiles with warnings (log: $KLOG)" \
+		die_log "$KLOG" "security/commoncap.c compiles with warnings" \
 		    "fix them in build/src/alt-sysctl and export the patch again"
 }
 
@@ -128,14 +126,14 @@ build_payload() {
 	# exercised), linked statically like the rest of the initramfs
 	make -s -C "$sel/capabilities" OUTPUT="$PAY/obj" KHDR_INCLUDES="$inc" \
 		LDFLAGS=-static "$PAY/obj/cap_inheritable_sysctl_test" >"$PLOG" 2>&1 ||
-		die "building the kselftest failed (log: $PLOG)" "read the log"
+		die_log "$PLOG" "building the kselftest failed"
 	cp "$PAY/obj/cap_inheritable_sysctl_test" "$root/usr/libexec/ambient/" ||
 		die "cannot copy the kselftest into the initramfs" "check the free space"
 	# shellcheck disable=SC2086
 	gcc -static -O2 -Wall -Wextra -Werror $inc \
 		-o "$root/usr/libexec/ambient/compare-designs" \
 		"$TOP/tests/guest/compare-designs.c" >>"$PLOG" 2>&1 ||
-		die "building tests/guest/compare-designs.c failed (log: $PLOG)" "read the log"
+		die_log "$PLOG" "building tests/guest/compare-designs.c failed"
 	cat >"$root/usr/libexec/ambient/alt-run" <<-'EOF' || die "cannot write alt-run" "check the free space"
 	#!/bin/sh
 	# run the steps named in the arguments; exit 1 when one failed

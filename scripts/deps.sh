@@ -1,77 +1,71 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages the package needs. Fast when all is present.
+# Install the Debian packages the package needs, then fetch the pinned
+# kernel source (scripts/debian-pkg.sh: a private APT configuration under
+# build/, so the source is found even where the system's APT sources lack
+# the security suite). Fast, and silent but for one line, when all is there.
+#
+# Every tool a script calls is in PACKAGES: a minimal Debian root
+# (debootstrap --variant=minbase) plus make and git must be enough;
+# make clean-room proves it.
 . "$(dirname "$0")/lib.sh"
 
 PACKAGES="
-	$SOURCE_PKG
-	bc bison flex cpio xz-utils kmod rsync git ccache
-	libelf-dev libssl-dev
+	gcc libc6-dev make bc bison flex libelf-dev libssl-dev
+	cpio xz-utils gzip kmod rsync git ccache python3 perl
+	debian-archive-keyring
 	qemu-system-x86 busybox-static
-	sparse b4 codespell perl
+	sparse b4 codespell
 	libcap-ng-dev libcap2-bin util-linux
 	mandoc groff man-db python3-sphinx python3-sphinx-rtd-theme python3-ply python3-git
 	gnuplot-nox jq
 "
 
-missing=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' $PACKAGES \
-	  2>/dev/null | awk '$2 != "ii" { print $1 }')
+# installed PKG: true when dpkg knows PKG as fully installed ("ii"). A
+# package dpkg has never heard of makes dpkg-query fail: that is an answer
+# (not installed), not an error.
+installed() {
+	local st
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null) || return 1
+	[ "${st%% *}" = ii ]
+}
+
+command -v dpkg-query >/dev/null ||
+	die "dpkg-query is missing: this package builds on Debian (bookworm)" \
+	    "run it on Debian, or install by hand what PACKAGES in scripts/deps.sh lists"
+
+missing=
 for p in $PACKAGES; do
-	dpkg-query -W "$p" >/dev/null 2>&1 || missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
-have=$(dpkg-query -W -f='${Version}' "$SOURCE_PKG" 2>/dev/null || true)
+missing=${missing# }
 
-record() {
-	echo "$SOURCE_PKG $(dpkg-query -W -f='${Version}' "$SOURCE_PKG")" \
-		>"$BUILD/source-version"
-}
-
-pin_available() {
-	apt-cache madison "$SOURCE_PKG" 2>/dev/null | awk '{ print $3 }' |
-		grep -qxF "$SOURCE_PIN"
-}
-
-if [ -z "$(echo $missing)" ] && [ -n "$have" ]; then
-	if [ "$have" = "$SOURCE_PIN" ]; then
-		record
-		exit 0
-	fi
-	if ! pin_available; then
-		loud "$SOURCE_PKG is $have, not the pinned $SOURCE_PIN" \
-		     "(gone from the archive): base/ and series/ may not apply."
-		record
-		exit 0
-	fi
+if [ -n "$missing" ]; then
+	apt_cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing"
+	[ "$(id -u)" = 0 ] ||
+		die "missing Debian packages: $missing" "as root run: $apt_cmd"
+	export DEBIAN_FRONTEND=noninteractive
+	msg "installing: $missing"
+	apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
+		die "apt-get update failed (log: $LOGS/apt-update.log): $(first_error "$LOGS/apt-update.log")" \
+		    "check that the Debian archive in /etc/apt/sources.list* is reachable, then run make deps again"
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing \
+		>"$LOGS/apt-install.log" 2>&1 ||
+		die "apt-get install failed (log: $LOGS/apt-install.log): $(first_error "$LOGS/apt-install.log")" \
+		    "fix the cause named above (apt-cache policy PACKAGE shows where a package comes from), then run make deps again"
+	still=
+	for p in $missing; do
+		installed "$p" || still="$still $p"
+	done
+	[ -z "$still" ] ||
+		die "apt-get install succeeded but these are still not installed:$still" \
+		    "read $LOGS/apt-install.log"
 fi
 
-apt_cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
-if [ "$(id -u)" != 0 ]; then
-	die "missing packages:$(echo $missing)${have:+ (and $SOURCE_PKG is $have, not $SOURCE_PIN)}" \
-	    "as root run: $apt_cmd $(echo $missing) $SOURCE_PKG=$SOURCE_PIN"
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-msg "installing:$(echo $missing)"
-apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
-	die "apt-get update failed (see $LOGS/apt-update.log)" \
-	    "check the Debian archive is reachable, then run make deps again"
-
-want="$SOURCE_PKG=$SOURCE_PIN"
-if ! pin_available; then
-	newest=$(apt-cache madison "$SOURCE_PKG" | awk 'NR == 1 { print $3 }')
-	[ -n "$newest" ] ||
-		die "$SOURCE_PKG is not in the archive at all" \
-		    "enable bookworm (and bookworm-security / bookworm-updates) in apt sources"
-	loud "$SOURCE_PKG $SOURCE_PIN is gone from the archive; using $newest instead." \
-	     "base/ and series/ were made against $SOURCE_PIN and may not apply."
-	want="$SOURCE_PKG=$newest"
-fi
-
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends --allow-downgrades \
-	$(echo $missing | tr ' ' '\n' | grep -vxF "$SOURCE_PKG") "$want" \
-	>"$LOGS/apt-install.log" 2>&1 ||
-	die "apt-get install failed (see $LOGS/apt-install.log)" \
-	    "read the log's last lines, fix the cause, run make deps again"
-record
-msg "$(cat "$BUILD/source-version") installed"
+"$TOP/scripts/debian-pkg.sh" "$SOURCE_PKG" "$SOURCE_PIN" $SOURCE_SUITES
+[ -f "$SOURCE_TARBALL" ] ||
+	die "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION") has no ${SOURCE_TARBALL#*/root}" \
+	    "look at its contents (build/debian/$SOURCE_PKG/root) and fix SOURCE_TARBALL in scripts/lib.sh"
+echo "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION")" >"$BUILD/source-version"
+msg "packages present; $(cat "$BUILD/source-version")"

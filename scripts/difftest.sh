@@ -58,7 +58,7 @@ status=$(cat "$BUILD/results/$name.status" 2>/dev/null || echo "no status")
 grep -E '^difftest: |^@@ difftest' "$log" | grep -v '^@@ difftest-start' || true
 summary=$(grep -m1 '^@@ difftest ops=' "$log" || true)
 [ -n "$summary" ] ||
-	die "the guest printed no difftest summary (log: $log)" \
+	die_log "$log" "the guest printed no difftest summary" \
 	    "read the log; raise VM_TIMEOUT if the guest was only slow"
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$summary"; }
 printf 'difftest[%s]: seed %s: %s operations in %s sequences (%s execve), %s mismatches, %s errors; %s s in the guest, %.0f s with boot\n' \
@@ -76,7 +76,7 @@ if [ "${EXPECT_MISMATCH:-0}" = 1 ]; then
 	exit 0
 fi
 [ "$(field errors)" = 0 ] ||
-	die "the tester reported errors (log: $log)" "read the log"
+	die_log "$log" "the tester reported errors"
 [ "$(field mismatches)" = 0 ] ||
 	die "the kernel and the model disagree (seed $seed)" \
 	    "re-run with SEED=$seed; the reduced sequence is printed above"

@@ -48,7 +48,7 @@ configure() {
 	if [ "$kconfig" = tinyconfig ] || [ "$kconfig" = allnoconfig ]; then
 		[ -f "$obj/.config" ] && return
 		kmake "$src" "$obj" "$kconfig" >"$log" 2>&1 ||
-			die "make $kconfig failed (log: $log)" "read the log"
+			die_log "$log" "make $kconfig failed"
 		return
 	fi
 	want=$(cat $fragments | sha1sum | cut -c1-40)
@@ -61,7 +61,7 @@ configure() {
 		kmake "$src" "$obj" tinyconfig
 		"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $fragments
 		kmake "$src" "$obj" olddefconfig
-	} >"$log" 2>&1 || { tail -20 "$log" >&2; die "configuring $flavour failed (log: $log)" "read the log"; }
+	} >"$log" 2>&1 || die_log "$log" "configuring $flavour failed"
 	if [ -f "$obj/.config.prev" ] && cmp -s "$obj/.config" "$obj/.config.prev"; then
 		mv "$obj/.config.prev" "$obj/.config"
 	fi
@@ -78,8 +78,6 @@ configure() {
 
 configure
 msg "building $flavour ($kconfig${*:+, $*})"
-if ! kmake "$src" "$obj" "${@:-bzImage}" >>"$log" 2>&1; then
-	grep -E 'error:|Error [0-9]|undefined reference' "$log" | head -20 >&2
-	die "building $flavour failed (log: $log)" \
-	    "fix the error above in build/src/$flavour (or the patch that caused it)"
-fi
+kmake "$src" "$obj" "${@:-bzImage}" >>"$log" 2>&1 ||
+	die_log "$log" "building $flavour failed" \
+		"fix it in build/src/$flavour (or the patch that caused it)"

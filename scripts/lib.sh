@@ -11,10 +11,12 @@ BUILD=${BUILD:-$TOP/build}
 LOGS=$BUILD/logs
 FLAVOURS="stock pre-ambient ambient"
 
-# The Debian source package the package is built and tested against.
+# The Debian source package the package is built and tested against, the
+# suites that carry it (scripts/debian-pkg.sh fetches it into build/debian).
 SOURCE_PKG=linux-source-6.12
 SOURCE_PIN=6.12.118-1~deb12u1
-SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+SOURCE_SUITES="bookworm bookworm-updates bookworm-security"
+SOURCE_TARBALL=${BUILD}/debian/$SOURCE_PKG/root/usr/src/linux-source-6.12.tar.xz
 
 REPO=$BUILD/linux.git		# bare-ish git repository holding all three
 SRC=$BUILD/src			# one worktree per flavour
@@ -29,6 +31,23 @@ die() {
 	printf '\n%s: error: %s\n' "${0##*/}" "$1" >&2
 	[ $# -gt 1 ] && printf '%s: next step: %s\n' "${0##*/}" "$2" >&2
 	exit 1
+}
+
+# die_log LOG CAUSE [NEXT-STEP]: die naming the log and its first error line.
+die_log() {
+	local log=$1 cause=$2
+	shift 2
+	die "$cause: $(first_error "$log")
+${0##*/}: full log: ${log#"$TOP"/}" "${1:-read the log}"
+}
+
+# first_error LOG: the line of LOG that names the cause of a failure (the
+# first compiler, make, shell or APT error), else its last line.
+first_error() {
+	local line
+	line=$(grep -m1 -E '(error|Error|ERROR)[: ]|: not found|No rule to make|command not found|^E: |fatal:|undefined reference|No space left' "$1" 2>/dev/null) ||
+		line=$(tail -n 1 "$1" 2>/dev/null) || line="(no log)"
+	printf '%s' "$line"
 }
 
 # loud: a warning that must not scroll past unnoticed.
@@ -122,7 +141,7 @@ configure_from() {
 	cp "$OBJ/$flavour/.config" "$obj/.config" ||
 		die "cannot copy build/obj/$flavour/.config" "check the free space"
 	kmake "$src" "$obj" olddefconfig >"$log" 2>&1 ||
-		die "make olddefconfig failed (log: $log)" "read the log"
+		die_log "$log" "make olddefconfig failed"
 	cp "$OBJ/$flavour/.config" "$obj/.config.$flavour" ||
 		die "cannot copy build/obj/$flavour/.config" "check the free space"
 }

@@ -65,7 +65,7 @@ reset_tree
 # Every mutant must apply before any time is spent on builds.
 for n in "${names[@]}"; do
 	git -C "$wt" apply --check "$MUTDIR/$n.patch" 2>"$mlogs/$n-apply.log" ||
-		die "mutant $n no longer applies to the ambient branch (log: $mlogs/$n-apply.log)" \
+		die_log "$mlogs/$n-apply.log" "mutant $n no longer applies to the ambient branch" \
 		    "refresh tests/mutants/$n.patch against build/src/ambient"
 done
 
@@ -79,7 +79,7 @@ build() {	# build LOG: incremental bzImage of the worktree as it is
 }
 
 "$TOP/scripts/payload.sh" >"$mlogs/payload.log" 2>&1 ||
-	die "building the payload failed (log: $mlogs/payload.log)" "run make payload"
+	die_log "$mlogs/payload.log" "building the payload failed" "run make payload"
 
 # results NAME: the per-test results of the last boot of NAME.
 res() { cat "$BUILD/results/mutant-$1.tsv" 2>/dev/null || true; }
@@ -132,7 +132,7 @@ secs() { printf '%.0f' "$(echo "$2 - $1" | bc)"; }
 msg "building and booting the unmutated tree"
 t0=$(now)
 build "$mlogs/baseline-build.log" ||
-	die "the unmutated ambient tree does not build (log: $mlogs/baseline-build.log)" \
+	die_log "$mlogs/baseline-build.log" "the unmutated ambient tree does not build" \
 	    "run make kernel KERNEL=ambient and fix the build"
 t1=$(now)
 boot baseline

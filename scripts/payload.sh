@@ -32,7 +32,7 @@ if [ "$(cat "$HDR/.rev" 2>/dev/null)" != "$stock_rev" ]; then
 	rm -rf "$HDR"
 	make -s -C "$SRC/stock" O="$HDR/obj" headers_install \
 		INSTALL_HDR_PATH="$HDR" >>"$log" 2>&1 ||
-		die "headers_install failed (log: $log)" "read the log"
+		die_log "$log" "headers_install failed"
 	echo "$stock_rev" >"$HDR/.rev"
 fi
 
@@ -55,11 +55,9 @@ msg "building the capabilities selftests"
 initramfs_root "$root"
 make -C "$mini/tools/testing/selftests" TARGETS=capabilities \
 	KHDR_INCLUDES="-isystem $HDR/include" LDFLAGS=-static \
-	INSTALL_PATH="$root/kselftest" install >>"$log" 2>&1 || {
-	grep -E 'error|Error' "$log" | head -20 >&2
-	die "building the selftests failed (log: $log)" \
-	    "fix the selftest sources in build/src/ambient/tools/testing/selftests/capabilities"
-}
+	INSTALL_PATH="$root/kselftest" install >>"$log" 2>&1 ||
+	die_log "$log" "building the selftests failed" \
+		"fix the selftest sources in build/src/ambient/tools/testing/selftests/capabilities"
 
 # The package's own guest programs, one static binary per source file.
 for c in "$TOP"/tests/guest/*.c; do

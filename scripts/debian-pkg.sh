@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fetch one Debian package and unpack it under build/debian/PKG, through a
+# private APT configuration under build/apt: the system's APT sources are
+# never changed and the package is never installed.
+#
+#   debian-pkg.sh PKG PIN SUITE...
+#
+# SUITEs are Debian suite names (bookworm, bookworm-security, sid, ...);
+# the archive is the Debian mirror the system's APT sources name
+# (DEBIAN_MIRROR=URI overrides it), and a SUITE ending in -security comes
+# from the mirror's security archive. PIN is the version wanted: when the
+# archive no longer has it, the newest version is taken and a loud warning
+# says so. An already unpacked PIN costs no network at all.
+#
+# Writes build/debian/PKG/root (the unpacked files) and
+# build/debian/PKG/VERSION (the version unpacked); root works too.
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 3 ] || die "usage: debian-pkg.sh PKG PIN SUITE..." "see the comment at its top"
+pkg=$1 pin=$2
+shift 2
+suites="$*"
+dest=$BUILD/debian/$pkg
+apt_dir=$BUILD/apt/$(printf '%s' "$suites" | tr ' ' '+')
+log=$LOGS/apt-$pkg.log
+
+[ "$(cat "$dest/VERSION" 2>/dev/null)" = "$pin" ] && [ -d "$dest/root" ] && exit 0
+
+for t in apt-get apt-cache dpkg-deb; do
+	command -v "$t" >/dev/null ||
+		die "$t is missing: fetching $pkg needs Debian's APT" "run this on Debian (or Ubuntu)"
+done
+
+# sources_uris: "URI SUITE" for every enabled deb source of the system, from
+# both the one-line (.list) and the deb822 (.sources) formats.
+APT_ETC=${APT_ETC:-/etc/apt}
+sources_uris() {
+	local f
+	for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++;
+			if ($2 ~ /^\[/) i++; print $i, $(i + 1) }' "$f"
+	done
+	for f in "$APT_ETC"/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" } {
+			t = u = s = ""; on = 1
+			for (j = 1; j <= NF; j++) {
+				if ($j ~ /^Types:/) t = $j
+				if ($j ~ /^URIs:/) { u = $j; sub(/^URIs:[ \t]*/, "", u) }
+				if ($j ~ /^Suites:/) { s = $j; sub(/^Suites:[ \t]*/, "", s) }
+				if ($j ~ /^Enabled:[ \t]*no/) on = 0
+			}
+			if (!on || t !~ /(^|[ \t:])deb([ \t]|$)/) next
+			n = split(u, us, /[ \t]+/); m = split(s, ss, /[ \t]+/)
+			for (a = 1; a <= n; a++) for (b = 1; b <= m; b++) print us[a], ss[b]
+		}' "$f"
+	done
+}
+
+# The Debian archive and its security archive, as the system names them.
+mirror=${DEBIAN_MIRROR:-}
+security=
+while read -r uri suite; do
+	case $suite in
+	*-security) [ -n "$security" ] || security=$uri ;;
+	*) [ -n "$mirror" ] || mirror=$uri ;;
+	esac
+done < <(sources_uris)
+[ -n "$mirror" ] ||
+	die "the system's APT sources name no Debian archive, so $pkg cannot be fetched" \
+	    "add a Debian mirror to /etc/apt/sources.list, or set DEBIAN_MIRROR=URI"
+[ -n "$security" ] || security=${mirror%/}-security
+
+# The private configuration: its own sources file, lists and cache.
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dest" ||
+	die "cannot create $apt_dir" "check the free space"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -f "$keyring" ] || die "$keyring is missing" "install debian-archive-keyring (as root)"
+for s in $suites; do
+	case $s in
+	*-security) printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$security" "$s" ;;
+	*) printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$mirror" "$s" ;;
+	esac
+done >"$apt_dir/sources.list"
+APT_OPTS=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=/dev/null
+	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+	-o APT::Sandbox::User="$(id -un)")
+
+msg "reading the package lists of $suites"
+apt-get "${APT_OPTS[@]}" -q update >"$log" 2>&1 ||
+	die "apt-get update of $suites failed (log: $log)" \
+	    "check that $mirror is reachable, then run again"
+
+versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F' [|] ' '{ print $2 }' || true)
+[ -n "$versions" ] ||
+	die "$pkg is in none of the suites $suites of $mirror" \
+	    "check the package name, or set DEBIAN_MIRROR to an archive that has it"
+want=$pin
+if ! printf '%s\n' "$versions" | grep -qxF "$pin"; then
+	want=$(printf '%s\n' "$versions" | head -n 1)
+	loud "$pkg $pin, the pinned version, is gone from the archive; taking the newest, $want." \
+	     "What was made against $pin may no longer apply: update the pin once it works."
+fi
+[ "$(cat "$dest/VERSION" 2>/dev/null)" = "$want" ] && [ -d "$dest/root" ] && exit 0
+
+msg "downloading $pkg $want"
+rm -rf "$dest/download" "$dest/root" "$dest/root.new"
+mkdir -p "$dest/download"
+(cd "$dest/download" && apt-get "${APT_OPTS[@]}" -q download "$pkg=$want") >>"$log" 2>&1 ||
+	die "apt-get download $pkg=$want failed (log: $log)" \
+	    "check the free space and that $mirror is reachable, then run again"
+deb=$(ls "$dest/download/"*.deb)
+dpkg-deb -x "$deb" "$dest/root.new" >>"$log" 2>&1 ||
+	die "cannot unpack $deb (log: $log)" "check the free space, then run again"
+mv "$dest/root.new" "$dest/root"
+rm -rf "$dest/download"
+echo "$want" >"$dest/VERSION"
+msg "$pkg $want unpacked in ${dest#"$TOP"/}"
