@@ -90,9 +90,12 @@ suite_results() {
 	[ "$(ours "$1")" -ge 60 ]
 }
 
-phase deps "$TOP/scripts/deps.sh"
+# The set-up logic, against stub package tools (no network, no root).
+check setup-deps-stubbed "$TOP/tests/setup/deps-test.sh"
+phase deps "$TOP/scripts/deps.sh" ||
+	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
 phase tree "$TOP/scripts/tree.sh" ||
-	{ echo "check: 0 passed, 1 failed"; exit 1; }
+	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
 
 # Build and boot the three kernels.
 for k in $FLAVOURS; do
