@@ -30,7 +30,7 @@ log=$LOGS/kernel-$(build_name "$flavour").log
 
 lock "obj-$(build_name "$flavour")"
 [ -f "$src/Makefile" ] || die "no kernel tree at $src" "run make tree"
-mkdir -p "$obj"
+make_objdir "$src" "$obj"
 need_space 2000
 
 # fragments: the selftests' config comes from the ambient branch (not

@@ -115,16 +115,36 @@ need_space() {
 
 ncpus() { nproc; }
 
+# make_objdir SRC OBJ: create OBJ, the object directory of the kernel tree
+# SRC, as a link to SRC/.obj-NAME (NAME: OBJ's own name). With its objects
+# in a direct subdirectory, Kbuild names every source relative to it
+# ("../security/commoncap.c"), so all trees compile with the same command
+# lines and ccache hands one flavour's objects to the next (and to another
+# clone): only the files that really differ are compiled again.
+make_objdir() {
+	local src=$1 obj=$2 real
+	real=$1/.obj-${2##*/}
+	if [ -L "$obj" ] && [ "$(readlink "$obj")" = "$real" ] && [ -d "$real" ]; then
+		return 0
+	fi
+	[ -d "$obj" ] && [ ! -L "$obj" ] && return 0	# an older layout still works
+	mkdir -p "$real" "${obj%/*}" && ln -sfn "$real" "$obj" ||
+		die "cannot create the object directory $real" "check the free space"
+}
+
 # kmake SRC OBJ MAKE-ARGS...: make in the kernel tree SRC with its objects in
-# OBJ, on every CPU, through ccache when there is one, and with a fixed
-# build identity so that an unchanged tree gives the same image.
+# OBJ (made by make_objdir), on every CPU, through ccache when there is one,
+# and with a fixed build identity so that an unchanged tree gives the same
+# image.
 kmake() {
-	local src=$1 obj=$2 cc=gcc
+	local src=$1 obj=$2 cc=gcc hostcc=gcc
 	shift 2
-	command -v ccache >/dev/null && cc="ccache gcc"
-	KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient \
+	make_objdir "$src" "$obj"
+	command -v ccache >/dev/null && cc="ccache gcc" && hostcc="ccache gcc"
+	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
+		KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient \
 		KBUILD_BUILD_HOST=workbench \
-		make -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(ncpus)" "$@"
+		make -C "$src" O="$obj" CC="$cc" HOSTCC="$hostcc" -j"$(ncpus)" "$@"
 }
 
 # configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel
@@ -134,7 +154,7 @@ configure_from() {
 	local flavour=$1 src=$2 obj=$3 log=$4
 	[ -f "$OBJ/$flavour/.config" ] ||
 		die "build/obj/$flavour is not configured" "run make kernel KERNEL=$flavour"
-	mkdir -p "$obj" || die "cannot create $obj" "check the free space"
+	make_objdir "$src" "$obj"
 	cmp -s "$OBJ/$flavour/.config" "$obj/.config.$flavour" && return 0
 	msg "configuring ${obj#"$TOP"/} from build/obj/$flavour/.config"
 	need_space 1500

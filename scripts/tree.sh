@@ -126,5 +126,8 @@ if [ "${1:-}" = --adopt ]; then
 	exit 0
 fi
 git_ -C "$STOCK" rev-parse -q --verify stock >/dev/null 2>&1 || make_stock
+# the object directories live inside the trees (lib.sh: make_objdir)
+exclude=$(git_ -C "$STOCK" rev-parse --path-format=absolute --git-common-dir)/info/exclude
+grep -qxF '/.obj-*/' "$exclude" 2>/dev/null || echo '/.obj-*/' >>"$exclude"
 make_pre_ambient
 make_ambient
