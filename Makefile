@@ -7,7 +7,7 @@ export TOP KERNEL
 
 SCRIPTS := $(TOP)/scripts
 
-.PHONY: help deps tree kernel kernels payload kselftest check clean \
+.PHONY: help deps tree kernel kernels payload kselftest check check-full clean \
 	series series-check checkpatch sparse bisect standalone send
 
 include $(wildcard $(TOP)/mk/*.mk)
@@ -21,7 +21,8 @@ help:
 	@echo '  payload     build the test initramfs (selftests, busybox, setpriv, capsh)'
 	@echo '  kselftest   build what is stale, boot $$KERNEL in QEMU, run the capabilities kselftests'
 	@echo '              (KCONFIG=debug: the UBSAN/KASAN/lockdep build of $$KERNEL)'
-	@echo '  check       everything the package verifies; ends with "check: N passed, N failed"'
+	@echo '  check       what CI runs; ends with "check: N passed, N failed"'
+	@echo '  check-full  check, plus the debug kernel (UBSAN/KASAN/lockdep) and tinyconfig builds'
 	@echo '  series      export the ambient branch to series/, refresh selftests/ and Documentation/'
 	@echo '  checkpatch  checkpatch.pl --strict on every patch of series/'
 	@echo '  sparse      sparse (C=2) and W=1 on the touched objects: nothing new against pre-ambient'
@@ -59,6 +60,9 @@ kselftest: tree
 
 check:
 	@$(SCRIPTS)/check.sh
+
+check-full:
+	@$(SCRIPTS)/check.sh --full
 
 series: tree
 	@$(SCRIPTS)/series.sh

@@ -2,7 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Everything the package verifies. One line per check, then the phase
 # times, then exactly one line "check: N passed, N failed".
+#
+#   check.sh          make check: every flavour's build and suite, every
+#                     check of the patches, the differential tester, two
+#                     mutants, the alternative design, the set-up logic
+#   check.sh --full   make check-full: also the debug kernel's suite and
+#                     the tinyconfig build (each a full build of its own)
 . "$(dirname "$0")/lib.sh"
+
+tier=${1:-}
+case $tier in
+"" | --full) ;;
+*) die "unknown option '$tier'" "use check.sh or check.sh --full" ;;
+esac
 
 CHECKLOGS=$LOGS/check
 rm -rf "$CHECKLOGS"
@@ -111,12 +123,6 @@ check kselftest-ambient-passes conforms ambient
 check kselftest-pre-ambient-fails lacks_ambient pre-ambient
 check suite-has-60-results suite_results stock
 
-# The debug flavour: the kernel's own checkers watch the same suite.
-check kernel-ambient-debug env KCONFIG=debug "$TOP/scripts/kernel.sh" ambient
-env KCONFIG=debug "$TOP/scripts/kselftest.sh" ambient >"$CHECKLOGS/boot-ambient-debug.log" 2>&1 || true
-sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-ambient-debug.log"
-check kselftest-ambient-debug-clean conforms ambient-debug
-
 # The model-based differential tester, with a fixed seed so that a run is
 # reproducible (make difftest explores new seeds).
 check difftest-stock env SEED=20261203 "$TOP/scripts/difftest.sh" stock 100000
@@ -139,7 +145,6 @@ check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$
 # Slow builds last.
 check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"
 check every-patch-builds "$TOP/scripts/bisect.sh"
-check ambient-tinyconfig-builds env KCONFIG=tinyconfig "$TOP/scripts/kernel.sh" ambient
 check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient
 # Two plausible bugs, planted one at a time, must each fail the suite
 # (make mutants runs all of them).
@@ -147,6 +152,16 @@ check mutants-killed "$TOP/scripts/mutants.sh" setuid-exec-keeps-ambient raise-i
 # The rejected global-mask design: its kernel passes its own kselftest, and
 # the comparison table the README and the cover letter carry is measured.
 check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
+
+# The second tier: each a full build that shares no object with the rest.
+if [ "$tier" = --full ]; then
+	# The debug flavour: the kernel's own checkers watch the same suite.
+	check kernel-ambient-debug env KCONFIG=debug "$TOP/scripts/kernel.sh" ambient
+	env KCONFIG=debug "$TOP/scripts/kselftest.sh" ambient >"$CHECKLOGS/boot-ambient-debug.log" 2>&1 || true
+	sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-ambient-debug.log"
+	check kselftest-ambient-debug-clean conforms ambient-debug
+	check ambient-tinyconfig-builds env KCONFIG=tinyconfig "$TOP/scripts/kernel.sh" ambient
+fi
 
 printf '\nphase times (s):\n'
 awk -F'\t' '{ printf "  %-34s %7.1f\n", $1, $2 }' "$LOGS/phases.tsv"
