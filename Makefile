@@ -7,7 +7,7 @@ export TOP KERNEL
 
 SCRIPTS := $(TOP)/scripts
 
-.PHONY: help deps tree kernel kernels payload kselftest check check-full clean \
+.PHONY: help deps tree kernel kernels payload kselftest check check-full clean-room clean \
 	series series-check checkpatch sparse bisect standalone send
 
 include $(wildcard $(TOP)/mk/*.mk)
@@ -23,6 +23,8 @@ help:
 	@echo '              (KCONFIG=debug: the UBSAN/KASAN/lockdep build of $$KERNEL)'
 	@echo '  check       what CI runs; ends with "check: N passed, N failed"'
 	@echo '  check-full  check, plus the debug kernel (UBSAN/KASAN/lockdep) and tinyconfig builds'
+	@echo '  clean-room  make kselftest in a fresh minimal Debian root, as a new user would (FULL=1:'
+	@echo '              make check too); prints the time of each phase'
 	@echo '  series      export the ambient branch to series/, refresh selftests/ and Documentation/'
 	@echo '  checkpatch  checkpatch.pl --strict on every patch of series/'
 	@echo '  sparse      sparse (C=2) and W=1 on the touched objects: nothing new against pre-ambient'
@@ -63,6 +65,9 @@ check:
 
 check-full:
 	@$(SCRIPTS)/check.sh --full
+
+clean-room:
+	@$(SCRIPTS)/clean-room.sh
 
 series: tree
 	@$(SCRIPTS)/series.sh

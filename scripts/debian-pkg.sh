@@ -32,46 +32,7 @@ for t in apt-get apt-cache dpkg-deb; do
 		die "$t is missing: fetching $pkg needs Debian's APT" "run this on Debian (or Ubuntu)"
 done
 
-# sources_uris: "URI SUITE" for every enabled deb source of the system, from
-# both the one-line (.list) and the deb822 (.sources) formats.
-APT_ETC=${APT_ETC:-/etc/apt}
-sources_uris() {
-	local f
-	for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
-		[ -r "$f" ] || continue
-		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++;
-			if ($2 ~ /^\[/) i++; print $i, $(i + 1) }' "$f"
-	done
-	for f in "$APT_ETC"/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" } {
-			t = u = s = ""; on = 1
-			for (j = 1; j <= NF; j++) {
-				if ($j ~ /^Types:/) t = $j
-				if ($j ~ /^URIs:/) { u = $j; sub(/^URIs:[ \t]*/, "", u) }
-				if ($j ~ /^Suites:/) { s = $j; sub(/^Suites:[ \t]*/, "", s) }
-				if ($j ~ /^Enabled:[ \t]*no/) on = 0
-			}
-			if (!on || t !~ /(^|[ \t:])deb([ \t]|$)/) next
-			n = split(u, us, /[ \t]+/); m = split(s, ss, /[ \t]+/)
-			for (a = 1; a <= n; a++) for (b = 1; b <= m; b++) print us[a], ss[b]
-		}' "$f"
-	done
-}
-
-# The Debian archive and its security archive, as the system names them.
-mirror=${DEBIAN_MIRROR:-}
-security=
-while read -r uri suite; do
-	case $suite in
-	*-security) [ -n "$security" ] || security=$uri ;;
-	*) [ -n "$mirror" ] || mirror=$uri ;;
-	esac
-done < <(sources_uris)
-[ -n "$mirror" ] ||
-	die "the system's APT sources name no Debian archive, so $pkg cannot be fetched" \
-	    "add a Debian mirror to /etc/apt/sources.list, or set DEBIAN_MIRROR=URI"
-[ -n "$security" ] || security=${mirror%/}-security
+debian_archives
 
 # The private configuration: its own sources file, lists and cache.
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dest" ||
@@ -80,8 +41,8 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || die "$keyring is missing" "install debian-archive-keyring (as root)"
 for s in $suites; do
 	case $s in
-	*-security) printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$security" "$s" ;;
-	*) printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$mirror" "$s" ;;
+	*-security) printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$SECURITY" "$s" ;;
+	*) printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$MIRROR" "$s" ;;
 	esac
 done >"$apt_dir/sources.list"
 APT_OPTS=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=/dev/null
@@ -91,11 +52,11 @@ APT_OPTS=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourcepar
 msg "reading the package lists of $suites"
 apt-get "${APT_OPTS[@]}" -q update >"$log" 2>&1 ||
 	die "apt-get update of $suites failed (log: $log)" \
-	    "check that $mirror is reachable, then run again"
+	    "check that $MIRROR is reachable, then run again"
 
 versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F' [|] ' '{ print $2 }' || true)
 [ -n "$versions" ] ||
-	die "$pkg is in none of the suites $suites of $mirror" \
+	die "$pkg is in none of the suites $suites of $MIRROR" \
 	    "check the package name, or set DEBIAN_MIRROR to an archive that has it"
 want=$pin
 if ! printf '%s\n' "$versions" | grep -qxF "$pin"; then
@@ -110,7 +71,7 @@ rm -rf "$dest/download" "$dest/root" "$dest/root.new"
 mkdir -p "$dest/download"
 (cd "$dest/download" && apt-get "${APT_OPTS[@]}" -q download "$pkg=$want") >>"$log" 2>&1 ||
 	die "apt-get download $pkg=$want failed (log: $log)" \
-	    "check the free space and that $mirror is reachable, then run again"
+	    "check the free space and that $MIRROR is reachable, then run again"
 deb=$(ls "$dest/download/"*.deb)
 dpkg-deb -x "$deb" "$dest/root.new" >>"$log" 2>&1 ||
 	die "cannot unpack $deb (log: $log)" "check the free space, then run again"

@@ -18,7 +18,7 @@ PACKAGES="
 	sparse b4 codespell
 	libcap-ng-dev libcap2-bin util-linux
 	mandoc groff man-db python3-sphinx python3-sphinx-rtd-theme python3-ply python3-git
-	gnuplot-nox jq
+	gnuplot-nox jq debootstrap
 "
 
 # installed PKG: true when dpkg knows PKG as fully installed ("ii"). A
@@ -68,4 +68,4 @@ fi
 	die "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION") has no ${SOURCE_TARBALL#*/root}" \
 	    "look at its contents (build/debian/$SOURCE_PKG/root) and fix SOURCE_TARBALL in scripts/lib.sh"
 echo "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION")" >"$BUILD/source-version"
-msg "packages present; $(cat "$BUILD/source-version")"
+msg "packages present, $(cat "$BUILD/source-version"), in $SECONDS s"

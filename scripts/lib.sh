@@ -103,6 +103,53 @@ phase() {
 	return $rc
 }
 
+# sources_uris: "URI SUITE" for every enabled deb source of the system
+# (APT_ETC, default /etc/apt), from both the one-line (.list) and the
+# deb822 (.sources) formats.
+sources_uris() {
+	local f etc=${APT_ETC:-/etc/apt}
+	for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			print $i, $(i + 1) }' "$f"
+	done
+	for f in "$etc"/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" } {
+			t = u = s = ""; on = 1
+			for (j = 1; j <= NF; j++) {
+				if ($j ~ /^Types:/) t = $j
+				if ($j ~ /^URIs:/) { u = $j; sub(/^URIs:[ \t]*/, "", u) }
+				if ($j ~ /^Suites:/) { s = $j; sub(/^Suites:[ \t]*/, "", s) }
+				if ($j ~ /^Enabled:[ \t]*no/) on = 0
+			}
+			if (!on || t !~ /(^|[ \t:])deb([ \t]|$)/) next
+			n = split(u, us, /[ \t]+/); m = split(s, ss, /[ \t]+/)
+			for (a = 1; a <= n; a++) for (b = 1; b <= m; b++) print us[a], ss[b]
+		}' "$f"
+	done
+}
+
+# debian_archives: set MIRROR and SECURITY to the Debian archive and its
+# security archive as the system's APT sources name them (DEBIAN_MIRROR
+# overrides the first; the second defaults to MIRROR-security, Debian's
+# layout).
+debian_archives() {
+	local uri suite
+	MIRROR=${DEBIAN_MIRROR:-}
+	SECURITY=
+	while read -r uri suite; do
+		case $suite in
+		*-security) [ -n "$SECURITY" ] || SECURITY=$uri ;;
+		*) [ -n "$MIRROR" ] || MIRROR=$uri ;;
+		esac
+	done < <(sources_uris)
+	[ -n "$MIRROR" ] ||
+		die "the system's APT sources name no Debian archive" \
+		    "add a Debian mirror to /etc/apt/sources.list, or set DEBIAN_MIRROR=URI"
+	[ -n "$SECURITY" ] || SECURITY=${MIRROR%/}-security
+}
+
 # Free space check before writing gigabytes.
 need_space() {
 	local want_mb=$1 have_mb

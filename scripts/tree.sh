@@ -131,3 +131,4 @@ exclude=$(git_ -C "$STOCK" rev-parse --path-format=absolute --git-common-dir)/in
 grep -qxF '/.obj-*/' "$exclude" 2>/dev/null || echo '/.obj-*/' >>"$exclude"
 make_pre_ambient
 make_ambient
+msg "trees ready in $SECONDS s"
