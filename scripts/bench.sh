@@ -102,7 +102,7 @@ boot() {
 	VM_MODE=run VM_APPEND="tsc_early_khz=$KHZ tsc=reliable ambient.run=bench ambient.args=$BATCHES,$BATCH_MS" \
 		"$TOP/scripts/vm.sh" "$name" "$OBJ/$k/arch/x86/boot/bzImage" \
 		"$PAYLOAD/initramfs.cpio.gz" >"$RAW/$1-$2.vm" 2>&1 || rc=$?
-	sed -n 's/^@@ bench //p' "$log" >"$raw"
+	sed -n 's/^@@ bench //p' "$log" >"$raw" 2>/dev/null || : >"$raw"
 	if [ $rc -ne 0 ]; then
 		cat "$RAW/$1-$2.vm" >&2
 		grep '^error' "$raw" >&2 || true

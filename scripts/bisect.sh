@@ -12,10 +12,13 @@ wt=$SRC/ambient
 git -C "$wt" symbolic-ref -q HEAD >/dev/null ||
 	die "build/src/ambient is not on a branch" "git -C build/src/ambient checkout ambient"
 branch=$(git -C "$wt" symbolic-ref --short HEAD)
-trap 'git -C "$wt" checkout -q "$branch"' EXIT
+trap 'git -C "$wt" checkout -q "$branch" || loud "could not check out $branch again in build/src/ambient"' EXIT
+commits=$(git -C "$wt" rev-list --reverse pre-ambient.."$branch") ||
+	die "build/src/ambient lacks the tag pre-ambient" "run make tree"
+[ -n "$commits" ] || die "branch $branch has no commits on pre-ambient" "run make tree"
 
 n=0
-for c in $(git -C "$wt" rev-list --reverse pre-ambient.."$branch"); do
+for c in $commits; do
 	n=$((n + 1))
 	git -C "$wt" checkout -q --detach "$c"
 	start=$(date +%s)

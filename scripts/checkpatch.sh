@@ -22,4 +22,5 @@ for p in $patches; do
 	*) printf '%s\n' "$out" | sed 's/^/    /'; bad=1 ;;
 	esac
 done
-[ $bad -eq 0 ]
+[ $bad -eq 0 ] || die "checkpatch --strict is not clean (output above)" \
+	"fix the patches under build/src/ambient, then make series"

@@ -46,8 +46,9 @@ for s in $suites; do
 	esac
 done >"$apt_dir/sources.list"
 APT_OPTS=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=/dev/null
-	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-	-o APT::Sandbox::User="$(id -un)")
+	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache")
+# as root, APT would download as _apt, who cannot write under build/
+[ "$(id -u)" != 0 ] || APT_OPTS+=(-o APT::Sandbox::User=root)
 
 msg "reading the package lists of $suites"
 apt-get "${APT_OPTS[@]}" -q update >"$log" 2>&1 ||

@@ -51,16 +51,17 @@ configure() {
 			die_log "$log" "make $kconfig failed"
 		return
 	fi
-	want=$(cat $fragments | sha1sum | cut -c1-40)
+	want=$(cat $fragments | sha1sum | cut -c1-40) ||
+		die "cannot read the config fragments:$fragments" "restore config/ from git"
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.fragments" 2>/dev/null)" = "$want" ] && return
 	msg "configuring $flavour"
 	# Configure aside and keep the old .config when nothing changed, so
 	# that a fragment edit with no effect costs no rebuild.
 	[ -f "$obj/.config" ] && cp -p "$obj/.config" "$obj/.config.prev"
 	{
-		kmake "$src" "$obj" tinyconfig
-		"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $fragments
-		kmake "$src" "$obj" olddefconfig
+		kmake "$src" "$obj" tinyconfig &&
+			"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $fragments &&
+			kmake "$src" "$obj" olddefconfig
 	} >"$log" 2>&1 || die_log "$log" "configuring $flavour failed"
 	if [ -f "$obj/.config.prev" ] && cmp -s "$obj/.config" "$obj/.config.prev"; then
 		mv "$obj/.config.prev" "$obj/.config"

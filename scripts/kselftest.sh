@@ -16,7 +16,12 @@ times=$LOGS/phases-kselftest-$name.tsv
 : >"$times"
 
 # phase appends to $LOGS/phases.tsv; keep this run's lines apart as well.
-run() { phase "$@"; local rc=$?; tail -n 1 "$LOGS/phases.tsv" >>"$times"; return $rc; }
+run() {
+	local rc=0
+	phase "$@" || rc=$?
+	tail -n 1 "$LOGS/phases.tsv" >>"$times"
+	return $rc
+}
 
 kernel_image "$flavour" run
 run payload "$TOP/scripts/payload.sh"

@@ -218,7 +218,7 @@ configure_from() {
 add_worktree() {
 	local path=$1 ref=$2
 	git -C "$path" rev-parse --git-dir >/dev/null 2>&1 && return 0
-	git -C "$SRC/stock" worktree prune
+	git -C "$SRC/stock" worktree prune 2>/dev/null || die "no stock tree" "run make tree"
 	git -C "$SRC/stock" -c advice.detachedHead=false worktree add -q --detach "$path" "$ref" ||
 		die "cannot add the worktree ${path#"$TOP"/} at $ref" "run make tree"
 }

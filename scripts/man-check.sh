@@ -28,7 +28,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 
 # 1. apply, in a scratch clone
-patches=$(ls "$TOP"/man-pages/[0-9]*.patch | grep -v '/0000-')
+patches=$(ls "$TOP"/man-pages/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
+[ -n "$patches" ] || { echo "man-check.sh: man-pages/ holds no patches; run make man-series" >&2; exit 1; }
 git clone -q --no-checkout "$MAN" "$WORK/tree"
 git -C "$WORK/tree" checkout -q --detach base
 if git -C "$WORK/tree" -c user.name=check -c user.email=check@localhost \
@@ -92,7 +93,7 @@ suite_names() {
 }
 # Rows of the README table: | claim | page and section | `test`, ... |
 table() { awk -F'|' 'NF >= 5 && $4 !~ /^ *(-+|test name) *$/' "$README"; }
-named=$(table | awk -F'|' '{ print $4 }' | grep -oE '`[^`]+`' | tr -d '`' | sort -u)
+named=$(table | awk -F'|' '{ print $4 }' | { grep -oE '`[^`]+`' || true; } | tr -d '`' | sort -u)
 untested=$(table | awk -F'|' '$4 !~ /`/ { print $2 }' | sed 's/^ *//; s/ *$//')
 suite_names >"$WORK/suite-names"
 missing=$(printf '%s\n' "$named" | comm -23 - "$WORK/suite-names")

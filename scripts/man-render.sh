@@ -18,8 +18,12 @@ done
 mkdir -p "$OUT"
 for page in man2/prctl.2 man7/capabilities.7; do
 	name=${page#*/}
-	MANWIDTH=80 MAN_KEEP_FORMATTING= man --nj --nh -l "$MAN/$page" 2>/dev/null |
-		col -bx >"$OUT/$name.txt"
-	groff -man -Thtml "$MAN/$page" 2>/dev/null >"$OUT/$name.html"
+	MANWIDTH=80 MAN_KEEP_FORMATTING= man --nj --nh -l "$MAN/$page" 2>"$OUT/$name.log" |
+		col -bx >"$OUT/$name.txt" &&
+		groff -man -Thtml "$MAN/$page" >"$OUT/$name.html" 2>>"$OUT/$name.log" || {
+		echo "man-render.sh: rendering $page failed: $(head -n 1 "$OUT/$name.log")" >&2
+		echo "man-render.sh: next step: read build/man-pages/out/$name.log" >&2
+		exit 1
+	}
 	echo "build/man-pages/out/$name.txt build/man-pages/out/$name.html"
 done

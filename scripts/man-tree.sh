@@ -111,7 +111,7 @@ tree() {
 	local head want have="" tip=""
 	head=$(git_ rev-parse HEAD)
 	want=$(patches_hash)
-	[ -f "$MAN/.git/series-applied" ] && read -r have tip <"$MAN/.git/series-applied"
+	[ -f "$MAN/.git/series-applied" ] && { read -r have tip <"$MAN/.git/series-applied" || true; }
 	if [ "$head" = "$(git_ rev-parse base)" ] || { [ "$head" = "$tip" ] && [ "$have" != "$want" ]; }; then
 		apply_series
 	elif [ "$have" != "$want" ] || [ "$head" != "$tip" ]; then

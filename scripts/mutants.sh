@@ -97,7 +97,7 @@ failed_tests() {	# the first few failing tests, named (each name once)
 # when it stops early).
 failed_programs() {
 	sed -n 's/^not ok [0-9]* selftests: capabilities: \([^ ]*\) # \(exit=[0-9]*\|timeout\).*/\1/p' \
-		"$LOGS/vm-mutant-$1.log" 2>/dev/null | paste -sd' ' | sed 's/ /, /g'
+		"$LOGS/vm-mutant-$1.log" 2>/dev/null | paste -sd' ' | sed 's/ /, /g' || true
 }
 # guest_problem NAME: why the guest did not finish cleanly, or nothing.
 guest_problem() {
@@ -199,4 +199,6 @@ reset_tree
 total=${#names[@]}
 printf 'killed %d of %d%s (%s s)\n' "$killed" "$total" \
 	"$([ "$broken" -eq 0 ] || echo ", $broken did not apply or build")" "$(secs "$start" "$(now)")"
-[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ]
+[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ] ||
+	die "$survived mutant(s) survived, $broken did not apply or build (table above)" \
+	    "a survivor names a rule no test pins: add a test; see tests/mutants/README.md"

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 out=$BUILD/outgoing
-n=$(ls "$TOP"/series/[0-9]*.patch | grep -vc '/0000-')
+n=$(ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -vc '/0000-' || true)
+[ "${n:-0}" -gt 0 ] || die "series/ holds no patches" "run make series"
 mapfile -t msgs < <(ls "$out"/* 2>/dev/null | LC_ALL=C sort)
 echo "messages: ${#msgs[@]} for $n patches"
 [ "${#msgs[@]}" -eq $((n + 1)) ] || die "b4 wrote ${#msgs[@]} messages, want $((n + 1))" "read $LOGS/b4-send.log"
@@ -14,7 +15,7 @@ echo "messages: ${#msgs[@]} for $n patches"
 # The CAPABILITIES maintainers, from the tree the series is sent against.
 maint=$(awk '/^CAPABILITIES$/ { on = 1; next } on && /^$/ { exit }
 	on && /^M:/ { sub(/^M:[ \t]*/, ""); print }' "$SRC/pre-ambient/MAINTAINERS" |
-	grep -oE '<[^>]+>' | tr -d '<>')
+	{ grep -oE '<[^>]+>' || true; } | tr -d '<>')
 [ -n "$maint" ] || die "no CAPABILITIES maintainer found in MAINTAINERS" "check the entry's name"
 
 header() {	# header FILE NAME: the unfolded header
@@ -50,4 +51,6 @@ got=$(git -C "$wt" rev-parse 'HEAD^{tree}')
 want=$(git -C "$SRC/ambient" rev-parse 'ambient^{tree}')
 expect_tree="tree from messages $got, ambient branch $want"
 echo "$expect_tree"
-[ "$got" = "$want" ]
+[ "$got" = "$want" ] ||
+	die "the b4 messages do not rebuild the ambient branch's tree" \
+	    "run make series, then make send DRY_RUN=1"

@@ -26,7 +26,7 @@ done
 [ -d "$SRC/ambient/tools/testing/selftests" ] || die "no ambient tree" "run make tree"
 
 # UAPI headers of stock, installed once per stock commit.
-stock_rev=$(git -C "$SRC/stock" rev-parse stock)
+stock_rev=$(git -C "$SRC/stock" rev-parse stock) || die "no stock tree" "run make tree"
 if [ "$(cat "$HDR/.rev" 2>/dev/null)" != "$stock_rev" ]; then
 	msg "installing stock's UAPI headers"
 	rm -rf "$HDR"

@@ -16,7 +16,8 @@ mkdir -p "$tmp/series" "$tmp/selftests" "$tmp/Documentation"
 
 [ -d "$wt" ] || die "no ambient tree" "run make tree"
 [ -f "$TOP/cover-letter.txt" ] || die "cover-letter.txt is missing" "restore it from git"
-n=$(git -C "$wt" rev-list --count pre-ambient..ambient)
+n=$(git -C "$wt" rev-list --count pre-ambient..ambient) ||
+	die "build/src/ambient lacks the tag pre-ambient or the branch ambient" "run make tree"
 [ "$n" -gt 0 ] || die "branch ambient has no commits on pre-ambient" "nothing to export"
 
 git -C "$wt" -c user.name="$(author_name)" -c user.email="$(author_email)" \

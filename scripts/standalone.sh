@@ -7,8 +7,8 @@
 wt=$SRC/standalone
 patches=
 for p in "$TOP"/series/[0-9]*.patch; do
-	case $p in */0000-*) continue ;; esac
-	files=$(grep -E '^diff --git a/' "$p" | awk '{ print substr($3, 3) }')
+	case $p in */0000-* | *'*'*) continue ;; esac
+	files=$(grep -E '^diff --git a/' "$p" | awk '{ print substr($3, 3) }' || true)
 	if ! printf '%s\n' "$files" |
 	     grep -qvE '^(tools/testing/selftests/|Documentation/userspace-api/|MAINTAINERS$)'; then
 		patches="$patches $p"

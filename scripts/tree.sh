@@ -19,7 +19,7 @@ export GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:
 STOCK=$SRC/stock
 git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
 
-hash_files() { cat "$@" 2>/dev/null | sha1sum | cut -c1-40; }
+hash_files() { { [ $# -eq 0 ] || cat "$@" 2>/dev/null || true; } | sha1sum | cut -c1-40; }
 series_patches() { ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
 base_patches() { ls "$TOP"/base/*.patch 2>/dev/null || true; }
 
@@ -49,7 +49,7 @@ make_stock() {
 		die "cannot unpack $SOURCE_TARBALL (full disk or damaged file?)" \
 		    "check df -h and reinstall $SOURCE_PKG"
 	local v
-	v=$(make -s -C "$STOCK" kernelversion 2>/dev/null)
+	v=$(make -s -C "$STOCK" kernelversion 2>/dev/null) || v="(no kernel version)"
 	case $v in
 	6.12.*) ;;
 	*) rm -rf "$SRC"
@@ -91,7 +91,7 @@ make_pre_ambient() {
 make_ambient() {
 	local want have_head rec_hash= rec_head= wt=$SRC/ambient
 	want=$(hash_files $(base_patches) $(series_patches))
-	[ -f "$SRC/.ambient.stamp" ] && read -r rec_hash rec_head <"$SRC/.ambient.stamp"
+	[ -f "$SRC/.ambient.stamp" ] && { read -r rec_hash rec_head <"$SRC/.ambient.stamp" || true; }
 	worktree ambient pre-ambient
 	have_head=$(git_ -C "$wt" rev-parse -q --verify refs/heads/ambient || true)
 	if [ -n "$have_head" ] && [ "$have_head" = "$rec_head" ] &&
@@ -121,8 +121,9 @@ lock tree
 # --adopt: the ambient branch has just been exported to series/ (make
 # series), so it is what series/ describes: record that, rebuild nothing.
 if [ "${1:-}" = --adopt ]; then
-	echo "$(hash_files $(base_patches) $(series_patches)) $(git_ -C "$SRC/ambient" rev-parse ambient)" \
-		>"$SRC/.ambient.stamp"
+	head=$(git_ -C "$SRC/ambient" rev-parse ambient) ||
+		die "build/src/ambient has no branch ambient" "run make tree"
+	echo "$(hash_files $(base_patches) $(series_patches)) $head" >"$SRC/.ambient.stamp"
 	exit 0
 fi
 git_ -C "$STOCK" rev-parse -q --verify stock >/dev/null 2>&1 || make_stock

@@ -118,4 +118,6 @@ grep -q '^@@ guest-done' "$log" || {
 }
 exit_line=$(grep -m1 -E "^@@ $mode-exit" "$log" || true)
 echo "finished ${exit_line##* }" >"$status"
-[ "${exit_line##* }" = 0 ]
+[ "${exit_line##* }" = 0 ] ||
+	die "the guest's $mode run exited ${exit_line##* } (a failing test or program)" \
+	    "the results above name it; the console log is $log"
