@@ -11,107 +11,128 @@
 # undone on every way out, Ctrl-C included. Needs root (chroot, mounts).
 . "$(dirname "$0")/lib.sh"
 
-CR=$BUILD/clean-room
-ROOT=$CR/root
-LOG=$LOGS/clean-room.log
 SETUP_PACKAGES="make git"	# what README.md tells a new user to install first
 SUITE=bookworm
+CR=$BUILD/clean-room
+ROOT=$CR/root			# BUILD is a real path (lib.sh), as /proc/mounts shows it
+CLONE=/root/ambient-caps
 
 [ "$(id -u)" = 0 ] || die "make clean-room needs root (debootstrap, chroot, mounts)" \
 	"run it as root"
 command -v debootstrap >/dev/null || die "debootstrap is missing" "run make deps"
 lock clean-room
+mkdir -p "$CR" || die "cannot create $CR" "check the free space"
 
-mounted() { awk -v r="$ROOT" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts; }
+# mounted: the mount points under ROOT, deepest first (/proc/mounts writes
+# a space as \040).
+mounted() {
+	awk -v r="$ROOT" '{ gsub(/\\040/, " ", $2) }
+		$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r
+}
+# unmount_all: every mount under ROOT made private to it first, so that
+# unmounting can never reach the host's own /dev or /sys through a shared
+# bind mount; true when nothing is left mounted.
 unmount_all() {
-	local m
-	for m in $(mounted | sort -r); do
-		umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	local m p
+	for p in /proc/[0-9]*; do	# processes still running in the root
+		if [ "$(readlink "$p/root" 2>/dev/null || true)" = "$ROOT" ]; then
+			kill -9 "${p#/proc/}" 2>/dev/null || true
+		fi
 	done
+	while IFS= read -r m; do
+		mount --make-rprivate "$m" 2>/dev/null || true
+		umount -R "$m" 2>/dev/null || umount -R -l "$m" 2>/dev/null || true
+	done < <(mounted)
 	[ -z "$(mounted)" ]
 }
 cleanup() {
 	local rc=$?
+	trap '' INT TERM HUP
 	unmount_all || loud "could not unmount under $ROOT: $(mounted | tr '\n' ' ')" \
-		"unmount them by hand before removing build/"
+		"unmount them by hand (umount -R) before removing build/"
 	exit $rc
 }
 trap cleanup EXIT
 trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'exit 143' TERM HUP
 
-: >"$LOG"
 times=$CR/phases.tsv
-mkdir -p "$CR"
 : >"$times"
-step() {	# step NAME CMD...: run CMD, log its output, record its time
-	local name=$1 t0 rc=0
+step() {	# step NAME CMD...: run CMD with its own log, record its time
+	local name=$1 t0 rc=0 log
 	shift
+	log=$LOGS/clean-room-$(printf '%s' "$name" | tr -c 'a-z0-9' '-' | cut -c1-40).log
 	t0=$SECONDS
-	printf 'clean-room: %s ...\n' "$name" >&2
-	"$@" >>"$LOG" 2>&1 || rc=$?
+	printf 'clean-room: %s (log: %s)\n' "$name" "${log#"$TOP"/}" >&2
+	"$@" >"$log" 2>&1 || rc=$?
 	printf '%s\t%d\n' "$name" $((SECONDS - t0)) >>"$times"
-	[ $rc -eq 0 ] || die_log "$LOG" "clean-room: '$name' failed (exit $rc)" \
-		"read the log; the root stays in build/clean-room/root for a look (chroot into it)"
+	STEP_LOG=$log
+	return $rc
 }
 in_root() {	# in_root CMD: run a shell command in the root, as a login would
 	chroot "$ROOT" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		/bin/bash -c "$1"
 }
+failed() {	# failed NAME: stop, naming the step, its first error line and log
+	die_log "$STEP_LOG" "clean-room: '$1' failed" \
+		"read the log; the root stays in ${ROOT#"$TOP"/} (chroot into it to look)"
+}
 
-# A fresh root every time: never remove one with anything mounted in it.
+# A fresh root every time; never remove one with anything mounted in it.
 unmount_all || die "something is still mounted under $ROOT" "unmount it (umount -R) and run again"
-rm -rf --one-file-system "$ROOT"
+rm -rf --one-file-system "$ROOT" || die "cannot remove the old $ROOT" "remove it by hand"
+need_space 20000
 debian_archives
+include=
+case $MIRROR in https://*) include=--include=ca-certificates ;; esac
 step "debootstrap --variant=minbase $SUITE" \
-	debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR"
+	debootstrap --variant=minbase $include "$SUITE" "$ROOT" "$MIRROR" ||
+	failed debootstrap
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 { mount -t proc proc "$ROOT/proc" &&
-	mount --rbind /dev "$ROOT/dev" && mount --make-rslave "$ROOT/dev" &&
-	mount --rbind /sys "$ROOT/sys" && mount --make-rslave "$ROOT/sys"; } ||
+	mount --rbind --make-rslave /dev "$ROOT/dev" &&
+	mount --rbind --make-rslave /sys "$ROOT/sys"; } ||
 	die "cannot mount /proc, /dev and /sys in the root" "run as root on a machine that allows mounts"
 
 step "apt-get install $SETUP_PACKAGES" in_root \
-	"apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $SETUP_PACKAGES"
-step "git clone" git clone -q "$TOP" "$ROOT/root/ambient-caps"
-rc=0
-t0=$SECONDS
-printf 'clean-room: make kselftest ... (log: %s)\n' "${LOG#"$TOP"/}" >&2
-in_root "cd /root/ambient-caps && make kselftest" >>"$LOG" 2>&1 || rc=$?
-printf '%s\t%d\n' "make kselftest" $((SECONDS - t0)) >>"$times"
-result=$(grep -E '^kselftest\[ambient\]: ' "$LOG" | tail -n 1 || true)
-pass=no
-[ $rc -eq 0 ] && [ -n "$result" ] && case $result in *" 0 failed"*) pass=yes ;; esac
+	"apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $SETUP_PACKAGES" ||
+	failed "apt-get install"
+# git refuses to clone, as root, a repository that another user owns
+printf '[safe]\n\tdirectory = *\n' >"$CR/gitconfig"
+step "git clone" env GIT_CONFIG_GLOBAL="$CR/gitconfig" git clone -q "$TOP" "$ROOT$CLONE" ||
+	failed "git clone"
+
+pass=yes
+step "make kselftest" in_root "cd $CLONE && make kselftest" || pass=no
+kselftest_log=$STEP_LOG
+result=$(grep -E '^kselftest\[ambient\]: ' "$kselftest_log" | tail -n 1 || true)
+case $result in *" 0 failed"*) ;; *) pass=no ;; esac
+check_line=
 if [ "$pass" = yes ] && [ -n "${FULL:-}" ]; then
-	t0=$SECONDS
-	printf 'clean-room: make check ...\n' >&2
-	in_root "cd /root/ambient-caps && make check" >>"$LOG" 2>&1 || rc=$?
-	printf '%s\t%d\n' "make check" $((SECONDS - t0)) >>"$times"
-	check_line=$(grep -E '^check: [0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1 || true)
-	[ $rc -eq 0 ] && [ -n "$check_line" ] || pass=no
+	step "make check" in_root "cd $CLONE && make check" || pass=no
+	check_line=$(grep -E '^check: [0-9]+ passed, [0-9]+ failed' "$STEP_LOG" | tail -n 1 || true)
+	[ -n "$check_line" ] || pass=no
 fi
 
-# The phases inside make kselftest, as its scripts printed them.
-k=$ROOT/root/ambient-caps/build/logs
+# The phases inside make kselftest, as its scripts reported them.
 printf '\nclean-room phases (s):\n'
 while IFS=$'\t' read -r name secs; do
-	printf '  %-40s %6d\n' "$name" "$secs"
-	if [ "$name" = "make kselftest" ]; then
-		sed -n 's/^deps.sh: packages present.* in \([0-9]*\) s$/    deps (packages and kernel source)\t\1/p;
-			s/^tree.sh: trees ready in \([0-9]*\) s$/    tree\t\1/p' "$LOG" |
-			awk -F'\t' '{ printf "  %-40s %6d\n", $1, $2 }'
-		[ -f "$k/phases-kselftest-ambient.tsv" ] &&
-			awk -F'\t' '{ printf "    %-38s %6.0f\n", $1, $2 }' "$k/phases-kselftest-ambient.tsv"
-	fi
+	printf '  %-44s %6d\n' "$name" "$secs"
+	[ "$name" = "make kselftest" ] || continue
+	sed -n 's/^deps.sh: packages present.* in \([0-9]*\) s$/deps (packages and kernel source)\t\1/p
+		s/^tree.sh: trees ready in \([0-9]*\) s$/tree\t\1/p' "$kselftest_log" |
+		awk -F'\t' '{ printf "    %-42s %6d\n", $1, $2 }'
+	f=$ROOT$CLONE/build/logs/phases-kselftest-ambient.tsv
+	[ ! -f "$f" ] || awk -F'\t' '{ printf "    %-42s %6.0f\n", $1, $2 }' "$f"
 done <"$times"
-printf '  %-40s %6d\n' total "$SECONDS"
-printf 'clean-room: %s\n' "${result:-no kselftest result (log: ${LOG#"$TOP"/})}"
-[ -z "${check_line:-}" ] || printf 'clean-room: make check: %s\n' "$check_line"
+printf '  %-44s %6d\n' total "$SECONDS"
+printf 'clean-room: %s\n' "${result:-no kselftest result}"
+[ -z "$check_line" ] || printf 'clean-room: make check: %s\n' "$check_line"
 if [ "$pass" = yes ]; then
 	echo "clean-room: PASS"
 else
-	printf 'clean-room: FAIL: %s\n' "$(first_error "$LOG")"
-	echo "clean-room: the root stays in build/clean-room/root; the log is ${LOG#"$TOP"/}"
+	printf 'clean-room: FAIL: %s\n' "$(first_error "$STEP_LOG")"
+	printf 'clean-room: log %s; the root stays in %s\n' "${STEP_LOG#"$TOP"/}" "${ROOT#"$TOP"/}"
 	exit 1
 fi

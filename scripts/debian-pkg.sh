@@ -11,7 +11,9 @@
 # (DEBIAN_MIRROR=URI overrides it), and a SUITE ending in -security comes
 # from the mirror's security archive. PIN is the version wanted: when the
 # archive no longer has it, the newest version is taken and a loud warning
-# says so. An already unpacked PIN costs no network at all.
+# says so; that choice is remembered (build/debian/PKG/PIN-GONE) and costs
+# no network on later runs unless REFRESH=1. An already unpacked PIN costs
+# no network at all.
 #
 # Writes build/debian/PKG/root (the unpacked files) and
 # build/debian/PKG/VERSION (the version unpacked); root works too.
@@ -25,7 +27,14 @@ dest=$BUILD/debian/$pkg
 apt_dir=$BUILD/apt/$(printf '%s' "$suites" | tr ' ' '+')
 log=$LOGS/apt-$pkg.log
 
-[ "$(cat "$dest/VERSION" 2>/dev/null)" = "$pin" ] && [ -d "$dest/root" ] && exit 0
+have=$(cat "$dest/VERSION" 2>/dev/null || true)
+[ "$have" = "$pin" ] && [ -d "$dest/root" ] && exit 0
+if [ -n "$have" ] && [ -d "$dest/root" ] && [ -z "${REFRESH:-}" ] &&
+   [ "$(cat "$dest/PIN-GONE" 2>/dev/null || true)" = "$pin" ]; then
+	loud "$pkg $pin, the pinned version, was gone from the archive; using $have." \
+	     "What was made against $pin may no longer apply (REFRESH=1 asks the archive again)."
+	exit 0
+fi
 
 for t in apt-get apt-cache dpkg-deb; do
 	command -v "$t" >/dev/null ||
@@ -51,32 +60,37 @@ APT_OPTS=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourcepar
 [ "$(id -u)" != 0 ] || APT_OPTS+=(-o APT::Sandbox::User=root)
 
 msg "reading the package lists of $suites"
-apt-get "${APT_OPTS[@]}" -q update >"$log" 2>&1 ||
-	die "apt-get update of $suites failed (log: $log)" \
-	    "check that $MIRROR is reachable, then run again"
+apt-get "${APT_OPTS[@]}" -q --error-on=any update >"$log" 2>&1 ||
+	die_log "$log" "apt-get update of $suites failed" \
+		"check that $MIRROR (and for -security suites $SECURITY) can be reached, or set DEBIAN_MIRROR / DEBIAN_SECURITY; then run again"
 
 versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F' [|] ' '{ print $2 }' || true)
 [ -n "$versions" ] ||
-	die "$pkg is in none of the suites $suites of $MIRROR" \
-	    "check the package name, or set DEBIAN_MIRROR to an archive that has it"
+	die "$pkg is in none of the suites $suites (archives $MIRROR, $SECURITY)" \
+	    "check the package name, or set DEBIAN_MIRROR / DEBIAN_SECURITY to archives that have it"
 want=$pin
+rm -f "$dest/PIN-GONE"
 if ! printf '%s\n' "$versions" | grep -qxF "$pin"; then
-	want=$(printf '%s\n' "$versions" | head -n 1)
+	want=${versions%%$'\n'*}
+	echo "$pin" >"$dest/PIN-GONE"
 	loud "$pkg $pin, the pinned version, is gone from the archive; taking the newest, $want." \
 	     "What was made against $pin may no longer apply: update the pin once it works."
 fi
-[ "$(cat "$dest/VERSION" 2>/dev/null)" = "$want" ] && [ -d "$dest/root" ] && exit 0
+[ "$have" = "$want" ] && [ -d "$dest/root" ] && exit 0
 
+# Download and unpack aside; the unpacked version in use is replaced only
+# once the new one is complete.
 msg "downloading $pkg $want"
-rm -rf "$dest/download" "$dest/root" "$dest/root.new"
-mkdir -p "$dest/download"
+rm -rf "$dest/download" "$dest/root.new"
+mkdir -p "$dest/download" || die "cannot create $dest/download" "check the free space"
 (cd "$dest/download" && apt-get "${APT_OPTS[@]}" -q download "$pkg=$want") >>"$log" 2>&1 ||
-	die "apt-get download $pkg=$want failed (log: $log)" \
-	    "check the free space and that $MIRROR is reachable, then run again"
-deb=$(ls "$dest/download/"*.deb)
+	die_log "$log" "apt-get download $pkg=$want failed" \
+		"check the free space and that the archive can be reached, then run again"
+for deb in "$dest/download/"*.deb; do :; done
+[ -f "$deb" ] || die "apt-get download left no .deb in $dest/download" "read $log"
 dpkg-deb -x "$deb" "$dest/root.new" >>"$log" 2>&1 ||
-	die "cannot unpack $deb (log: $log)" "check the free space, then run again"
-mv "$dest/root.new" "$dest/root"
-rm -rf "$dest/download"
-echo "$want" >"$dest/VERSION"
+	die_log "$log" "cannot unpack $deb" "check the free space, then run again"
+rm -rf "$dest/root" && mv "$dest/root.new" "$dest/root" && rm -rf "$dest/download" &&
+	echo "$want" >"$dest/VERSION" ||
+	die "cannot move the unpacked $pkg into $dest/root" "check the free space and permissions"
 msg "$pkg $want unpacked in ${dest#"$TOP"/}"

@@ -9,6 +9,7 @@
 # (debootstrap --variant=minbase) plus make and git must be enough;
 # make clean-room proves it.
 . "$(dirname "$0")/lib.sh"
+lock deps
 
 PACKAGES="
 	gcc libc6-dev make bc bison flex libelf-dev libssl-dev
@@ -18,7 +19,7 @@ PACKAGES="
 	sparse b4 codespell
 	libcap-ng-dev libcap2-bin util-linux
 	mandoc groff man-db python3-sphinx python3-sphinx-rtd-theme python3-ply python3-git
-	gnuplot-nox jq debootstrap
+	gnuplot-nox jq debootstrap python3-yaml
 "
 
 # installed PKG: true when dpkg knows PKG as fully installed ("ii"). A
@@ -43,7 +44,7 @@ missing=${missing# }
 if [ -n "$missing" ]; then
 	apt_cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing"
 	[ "$(id -u)" = 0 ] ||
-		die "missing Debian packages: $missing" "as root run: $apt_cmd"
+		die "missing Debian packages: $missing" "as root run: $apt_cmd; then run make again"
 	export DEBIAN_FRONTEND=noninteractive
 	msg "installing: $missing"
 	apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
@@ -60,12 +61,12 @@ if [ -n "$missing" ]; then
 	done
 	[ -z "$still" ] ||
 		die "apt-get install succeeded but these are still not installed:$still" \
-		    "read $LOGS/apt-install.log"
+		    "read $LOGS/apt-install.log (a held package: apt-mark showhold; a half-configured one: dpkg --configure -a)"
 fi
 
 "$TOP/scripts/debian-pkg.sh" "$SOURCE_PKG" "$SOURCE_PIN" $SOURCE_SUITES
 [ -f "$SOURCE_TARBALL" ] ||
-	die "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION") has no ${SOURCE_TARBALL#*/root}" \
-	    "look at its contents (build/debian/$SOURCE_PKG/root) and fix SOURCE_TARBALL in scripts/lib.sh"
+	die "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION") has no ${SOURCE_TARBALL#"$BUILD/debian/$SOURCE_PKG/root"}" \
+	    "look at what it holds (build/debian/$SOURCE_PKG/root) and set SOURCE_TARBALL in scripts/lib.sh to its tarball"
 echo "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION")" >"$BUILD/source-version"
 msg "packages present, $(cat "$BUILD/source-version"), in $SECONDS s"

@@ -7,7 +7,12 @@
 set -euo pipefail
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-BUILD=${BUILD:-$TOP/build}
+# AMBIENT_BUILD moves build/ elsewhere (the set-up test uses it).
+BUILD=$(realpath -m "${AMBIENT_BUILD:-$TOP/build}")
+case $BUILD in
+/ | "$HOME" | "$TOP") echo "${0##*/}: error: AMBIENT_BUILD=$BUILD would mix generated files with others" >&2
+	exit 1 ;;
+esac
 LOGS=$BUILD/logs
 FLAVOURS="stock pre-ambient ambient"
 
@@ -104,15 +109,10 @@ phase() {
 }
 
 # sources_uris: "URI SUITE" for every enabled deb source of the system
-# (APT_ETC, default /etc/apt), from both the one-line (.list) and the
-# deb822 (.sources) formats.
+# (APT_ETC, default /etc/apt), from both the deb822 (.sources) and the
+# one-line (.list) formats.
 sources_uris() {
 	local f etc=${APT_ETC:-/etc/apt}
-	for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
-		[ -r "$f" ] || continue
-		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			print $i, $(i + 1) }' "$f"
-	done
 	for f in "$etc"/sources.list.d/*.sources; do
 		[ -r "$f" ] || continue
 		awk 'BEGIN { RS = ""; FS = "\n" } {
@@ -128,25 +128,33 @@ sources_uris() {
 			for (a = 1; a <= n; a++) for (b = 1; b <= m; b++) print us[a], ss[b]
 		}' "$f"
 	done
+	for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			print $i, $(i + 1) }' "$f"
+	done
 }
 
 # debian_archives: set MIRROR and SECURITY to the Debian archive and its
-# security archive as the system's APT sources name them (DEBIAN_MIRROR
-# overrides the first; the second defaults to MIRROR-security, Debian's
-# layout).
+# security archive as the system's APT sources name them: the sources of
+# the suites bookworm and bookworm-security (the package's base), so that
+# a third-party source is never taken for Debian's. DEBIAN_MIRROR and
+# DEBIAN_SECURITY override them; SECURITY defaults to MIRROR-security,
+# Debian's own layout.
 debian_archives() {
 	local uri suite
 	MIRROR=${DEBIAN_MIRROR:-}
-	SECURITY=
+	SECURITY=${DEBIAN_SECURITY:-}
 	while read -r uri suite; do
+		case $uri in http://* | https://* | file:/*) ;; *) continue ;; esac
 		case $suite in
-		*-security) [ -n "$SECURITY" ] || SECURITY=$uri ;;
-		*) [ -n "$MIRROR" ] || MIRROR=$uri ;;
+		bookworm-security | bookworm/updates) [ -n "$SECURITY" ] || SECURITY=$uri ;;
+		bookworm) [ -n "$MIRROR" ] || MIRROR=$uri ;;
 		esac
 	done < <(sources_uris)
 	[ -n "$MIRROR" ] ||
-		die "the system's APT sources name no Debian archive" \
-		    "add a Debian mirror to /etc/apt/sources.list, or set DEBIAN_MIRROR=URI"
+		die "the system's APT sources name no Debian bookworm archive" \
+		    "add one to /etc/apt/sources.list (deb URI bookworm main), or set DEBIAN_MIRROR=URI"
 	[ -n "$SECURITY" ] || SECURITY=${MIRROR%/}-security
 }
 
