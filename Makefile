@@ -66,7 +66,7 @@ check:
 check-full:
 	@$(SCRIPTS)/check.sh --full
 
-clean-room:
+clean-room: deps
 	@$(SCRIPTS)/clean-room.sh
 
 series: tree

@@ -88,7 +88,7 @@ apply_series() {
 			    "rebase it on pre-ambient in build/src/alt-sysctl and export it again"
 		fi
 	done
-	head=$(git_ -C "$WT" rev-parse HEAD) || die "cannot read build/src/alt-sysctl's HEAD"
+	head=$(git_ -C "$WT" rev-parse HEAD) || die "cannot read build/src/alt-sysctl's HEAD" "run make alternatives FORCE=1, or remove build/src/alt-sysctl"
 	echo "$want $head" >"$STAMP" || die "cannot write $STAMP" "check the free space"
 }
 
@@ -150,7 +150,7 @@ build_payload() {
 	done
 	exit $rc
 	EOF
-	chmod 755 "$root/usr/libexec/ambient/alt-run" || die "cannot make alt-run executable"
+	chmod 755 "$root/usr/libexec/ambient/alt-run" || die "cannot make alt-run executable" "check the permissions under build/"
 	pack_initramfs "$root" "$PAY/initramfs.cpio.gz"
 }
 

@@ -13,5 +13,9 @@ if [ -d "$wt" ] && [ -z "${FORCE:-}" ]; then
 		    "commit and run 'make series', or discard it with 'make clean FORCE=1'"
 	fi
 fi
-rm -rf "$BUILD"
+# a clean-room root whose unmounting failed still has the host's /dev in it
+mounts=$(awk -v b="$BUILD" 'index($2, b "/") == 1 { print $2 }' /proc/mounts)
+[ -z "$mounts" ] || die "something is mounted under build/: $(echo $mounts)" \
+	"unmount it (umount -R PATH), then run make clean again"
+rm -rf --one-file-system "$BUILD" || die "cannot remove all of build/" "see the message above"
 msg "removed build/"

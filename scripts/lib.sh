@@ -10,7 +10,9 @@ TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # AMBIENT_BUILD moves build/ elsewhere (the set-up test uses it).
 BUILD=$(realpath -m "${AMBIENT_BUILD:-$TOP/build}")
 case $BUILD in
-/ | "$HOME" | "$TOP") echo "${0##*/}: error: AMBIENT_BUILD=$BUILD would mix generated files with others" >&2
+/ | "${HOME:-/}" | "$TOP")
+	printf '%s: error: AMBIENT_BUILD=%s would mix generated files with others\n%s: next step: %s\n' \
+		"${0##*/}" "$BUILD" "${0##*/}" "unset AMBIENT_BUILD, or point it to a directory of its own" >&2
 	exit 1 ;;
 esac
 LOGS=$BUILD/logs
@@ -108,22 +110,23 @@ phase() {
 	return $rc
 }
 
-# sources_uris: "URI SUITE" for every enabled deb source of the system
-# (APT_ETC, default /etc/apt), from both the deb822 (.sources) and the
-# one-line (.list) formats.
+# sources_uris: "URI SUITE" for every enabled deb source of the system that
+# carries the component main (APT_ETC, default /etc/apt), from both the
+# deb822 (.sources) and the one-line (.list) formats.
 sources_uris() {
 	local f etc=${APT_ETC:-/etc/apt}
 	for f in "$etc"/sources.list.d/*.sources; do
 		[ -r "$f" ] || continue
 		awk 'BEGIN { RS = ""; FS = "\n" } {
-			t = u = s = ""; on = 1
+			t = u = s = c = ""; on = 1
 			for (j = 1; j <= NF; j++) {
 				if ($j ~ /^Types:/) t = $j
 				if ($j ~ /^URIs:/) { u = $j; sub(/^URIs:[ \t]*/, "", u) }
 				if ($j ~ /^Suites:/) { s = $j; sub(/^Suites:[ \t]*/, "", s) }
 				if ($j ~ /^Enabled:[ \t]*no/) on = 0
+				if ($j ~ /^Components:/) c = $j
 			}
-			if (!on || t !~ /(^|[ \t:])deb([ \t]|$)/) next
+			if (!on || t !~ /(^|[ \t:])deb([ \t]|$)/ || c !~ /[ \t]main([ \t]|$)/) next
 			n = split(u, us, /[ \t]+/); m = split(s, ss, /[ \t]+/)
 			for (a = 1; a <= n; a++) for (b = 1; b <= m; b++) print us[a], ss[b]
 		}' "$f"
@@ -131,14 +134,15 @@ sources_uris() {
 	for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
 		[ -r "$f" ] || continue
 		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			print $i, $(i + 1) }' "$f"
+			for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i, $(i + 1); next } }' "$f"
 	done
 }
 
 # debian_archives: set MIRROR and SECURITY to the Debian archive and its
 # security archive as the system's APT sources name them: the sources of
-# the suites bookworm and bookworm-security (the package's base), so that
-# a third-party source is never taken for Debian's. DEBIAN_MIRROR and
+# component main for the suites bookworm and bookworm-security (the
+# package's base); a third-party source of another suite or component is
+# passed over (one that claims both would still be taken). DEBIAN_MIRROR and
 # DEBIAN_SECURITY override them; SECURITY defaults to MIRROR-security,
 # Debian's own layout.
 debian_archives() {

@@ -16,10 +16,10 @@ warnings() {	# warnings FLAVOUR: normalised warning lines, sorted
 	local k=$1 log=$LOGS/sparse-$1.log
 	lock "obj-$k"
 	# shellcheck disable=SC2086
-	make -C "$SRC/$k" O="$OBJ/$k" C=2 W=1 -j"$(ncpus)" $objs >"$log" 2>&1 ||
+	kmake "$SRC/$k" "$OBJ/$k" C=2 W=1 $objs >"$log" 2>&1 ||
 		die_log "$log" "building $objs with C=2 W=1 failed in $k"
 	{ grep -E '(warning|error):' "$log" || true; } |
-		sed -E -e "s|$SRC/$k/||g" -e 's/^([^:]+):[0-9]+:[0-9]+:/\1:/' | sort
+		sed -E -e "s|$SRC/$k/||g" -e 's|^\.\./||' -e 's/^([^:]+):[0-9]+:[0-9]+:/\1:/' | sort
 }
 
 warnings pre-ambient >"$LOGS/sparse-pre-ambient.txt"

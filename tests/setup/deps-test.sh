@@ -136,12 +136,14 @@ echo 'deb [arch=amd64] https://thirdparty.invalid/apt stable main' >"$STATE/etc/
 printf '%s\n' 'Types: deb' 'URIs: http://archive.invalid/debian' 'Suites: bookworm bookworm-updates' \
 	'Components: main' '' 'Types: deb' 'URIs: http://security.invalid/debian-security' \
 	'Suites: bookworm-security' 'Components: main' >"$STATE/etc/sources.list.d/debian.sources"
+printf '%s\n' 'Types: deb' 'URIs: https://vendor.invalid/linux/debian' 'Suites: bookworm' \
+	'Components: stable' >"$STATE/etc/sources.list.d/a-vendor.sources"
 run
 [ $rc -eq 0 ] && [ "$(version)" = "$PIN" ] &&
 	sources | grep -q " http://archive.invalid/debian bookworm main$" &&
 	sources | grep -q " http://security.invalid/debian-security bookworm-security main$" &&
-	! sources | grep -q thirdparty
-result "deb822 sources and a third-party list: Debian's own archives are used" $?
+	! sources | grep -q -e thirdparty -e vendor
+result "deb822 sources and third-party ones: Debian's own archives are used" $?
 
 setup; echo 'deb https://thirdparty.invalid/apt stable main' >"$STATE/etc/sources.list"; run
 [ $rc -ne 0 ] && said 'error: .*name no Debian bookworm archive' && said DEBIAN_MIRROR
