@@ -64,7 +64,7 @@ apt-get "${APT_OPTS[@]}" -q --error-on=any update >"$log" 2>&1 ||
 	die_log "$log" "apt-get update of $suites failed" \
 		"check that $MIRROR (and for -security suites $SECURITY) can be reached, or set DEBIAN_MIRROR / DEBIAN_SECURITY; then run again"
 
-versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F' [|] ' '{ print $2 }' || true)
+versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F'|' '{ gsub(/[ \t]/, "", $2); print $2 }' || true)
 [ -n "$versions" ] ||
 	die "$pkg is in none of the suites $suites (archives $MIRROR, $SECURITY)" \
 	    "check the package name, or set DEBIAN_MIRROR / DEBIAN_SECURITY to archives that have it"

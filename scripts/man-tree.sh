@@ -18,9 +18,10 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 MAN=$TOP/build/man-pages
-DEBS=$TOP/build/man-pages-debs
 SERIES=$TOP/man-pages
-PKGS="manpages manpages-dev"
+# The Debian man pages the series is made against, and their suite.
+MANPAGES_PIN=6.03-2
+MANPAGES_SUITES=bookworm
 
 me=${0##*/}
 msg() { printf '%s: %s\n' "$me" "$*" >&2; }
@@ -38,44 +39,18 @@ git_() { git -C "$MAN" -c gc.auto=0 -c advice.detachedHead=false "$@"; }
 patches() { ls "$SERIES"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
 patches_hash() { patches | xargs -r cat | sha1sum | cut -c1-40; }
 
-download() {
-	(cd "$DEBS" && apt-get -q download $PKGS) >"$DEBS/download.log" 2>&1
-}
-
-fetch_debs() {
-	command -v apt-get >/dev/null || die "apt-get not found" \
-		"run this on a Debian system, or put the pages into build/man-pages by hand"
-	command -v dpkg-deb >/dev/null || die "dpkg-deb not found" "apt-get install dpkg"
-	# The _apt sandbox user must be able to write where apt-get downloads.
-	mkdir -p "$DEBS"
-	chmod 755 "$DEBS"
-	ls "$DEBS"/manpages_*.deb "$DEBS"/manpages-dev_*.deb >/dev/null 2>&1 && return
-	msg "downloading $PKGS"
-	download && return
-	msg "apt-get download failed; running apt-get update and trying once more"
-	apt-get -q update >"$DEBS/update.log" 2>&1 ||
-		die "apt-get update failed (see build/man-pages-debs/update.log)" \
-		    "check the network and the APT sources, then run make man-tree again"
-	download || die "apt-get download $PKGS failed (see build/man-pages-debs/download.log)" \
-		"check that the packages exist (apt-cache policy $PKGS), then run make man-tree again"
-}
-
-# unpack PKG PAGE: put PAGE (e.g. man7/capabilities.7) from PKG, un-gzipped.
+# unpack PKG PAGE: put PAGE (e.g. man7/capabilities.7) from Debian's PKG,
+# fetched by debian-pkg.sh at MANPAGES_PIN, un-gzipped.
 unpack() {
-	local deb x
-	deb=$(ls "$DEBS/$1"_*.deb | tail -n 1)
-	x=$(mktemp -d "$DEBS/x.XXXXXX")
-	dpkg-deb -x "$deb" "$x" ||
-		die "cannot unpack $deb" "remove build/man-pages-debs and run make man-tree again"
-	[ -f "$x/usr/share/man/$2.gz" ] ||
-		die "$deb has no usr/share/man/$2.gz" "look at its contents: dpkg-deb -c $deb"
-	gzip -dc "$x/usr/share/man/$2.gz" >"$MAN/$2"
-	rm -rf "$x"
-	printf '%s %s\n' "$1" "$(dpkg-deb -f "$deb" Version)" >>"$MAN/VERSIONS"
+	local root=$TOP/build/debian/$1/root
+	"$TOP/scripts/debian-pkg.sh" "$1" "$MANPAGES_PIN" $MANPAGES_SUITES || exit 1
+	[ -f "$root/usr/share/man/$2.gz" ] ||
+		die "$1 has no usr/share/man/$2.gz" "look at what it holds: build/debian/$1/root"
+	gzip -dc "$root/usr/share/man/$2.gz" >"$MAN/$2" || die "cannot write $MAN/$2" "check the free space"
+	printf '%s %s\n' "$1" "$(cat "$TOP/build/debian/$1/VERSION")" >>"$MAN/VERSIONS"
 }
 
 make_base() {
-	fetch_debs
 	rm -rf "$MAN"
 	mkdir -p "$MAN/man2" "$MAN/man7"
 	unpack manpages man7/capabilities.7
