@@ -108,11 +108,11 @@ guest_problem() {
 	splat)
 		# file:line of the first WARN, and the function around that
 		# line in the mutated tree (the kernel has no kallsyms)
-		where=$(sed -n 's/.*WARNING: CPU: .* at \([^ ]*:[0-9]*\) .*/\1/p' "$log" | head -1)
+		where=$(sed -n 's/.*WARNING: CPU: .* at \([^ ]*:[0-9]*\) .*/\1/p' "$log" | head -1 || true)
 		if [ -n "$where" ]; then
 			fn=$(head -n "${where##*:}" "$wt/${where%:*}" 2>/dev/null |
-				grep -E '^[a-z_].*\(' | tail -1 | sed -E 's/^[^(]*[ *]([A-Za-z0-9_]+)\(.*/\1/')
-			comm=$(sed -n 's/.* Comm: \([^ ]*\) .*/\1/p' "$log" | head -1)
+				grep -E '^[a-z_].*\(' | tail -1 | sed -E 's/^[^(]*[ *]([A-Za-z0-9_]+)\(.*/\1/' || true)
+			comm=$(sed -n 's/.* Comm: \([^ ]*\) .*/\1/p' "$log" | head -1 || true)
 			echo "WARN (panic_on_warn) at $where${fn:+ in $fn()}${comm:+, task $comm}"
 		else
 			echo "kernel $(grep -m1 -oE 'Kernel panic - [^:]*|BUG: [^,]*|Oops' "$log")"
