@@ -15,6 +15,7 @@ include $(wildcard $(TOP)/mk/*.mk)
 help:
 	@echo 'Targets (KERNEL=stock|pre-ambient|ambient, default ambient):'
 	@echo '  deps        install the Debian packages needed (root; prints the command otherwise)'
+	@echo '              and fetch the kernel source into build/debian (docs/setup.md)'
 	@echo '  tree        lay out build/src/{stock,pre-ambient,ambient} (base/ and series/ applied)'
 	@echo '  kernel      build the bzImage of $$KERNEL'
 	@echo '  kernels     build all three kernels'
