@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the package needs, then fetch the pinned
-# kernel source (scripts/debian-pkg.sh: a private APT configuration under
+# kernel sources, 6.12 and today's upstream from unstable
+# (scripts/debian-pkg.sh: a private APT configuration under
 # build/, so the source is found even where the system's APT sources lack
 # the security suite). Fast, and silent but for one line, when all is there.
 #
@@ -69,4 +70,9 @@ fi
 	die "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION") has no ${SOURCE_TARBALL#"$BUILD/debian/$SOURCE_PKG/root"}" \
 	    "look at what it holds (build/debian/$SOURCE_PKG/root) and set SOURCE_TARBALL in scripts/lib.sh to its tarball"
 echo "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION")" >"$BUILD/source-version"
-msg "packages present, $(cat "$BUILD/source-version"), in $SECONDS s"
+# today's upstream, for the flavour upstream and the standalone series
+"$TOP/scripts/debian-pkg.sh" "$UPSTREAM_PKG" "$UPSTREAM_PIN" $UPSTREAM_SUITES
+[ -f "$UPSTREAM_TARBALL" ] ||
+	die "$UPSTREAM_PKG $(cat "$BUILD/debian/$UPSTREAM_PKG/VERSION") has no ${UPSTREAM_TARBALL#"$BUILD/debian/$UPSTREAM_PKG/root"}" \
+	    "look at what it holds (build/debian/$UPSTREAM_PKG/root) and set UPSTREAM_TARBALL in scripts/lib.sh to its tarball"
+msg "packages present, $(cat "$BUILD/source-version"), $UPSTREAM_PKG $(cat "$BUILD/debian/$UPSTREAM_PKG/VERSION"), in $SECONDS s"

@@ -16,7 +16,8 @@ case $BUILD in
 	exit 1 ;;
 esac
 LOGS=$BUILD/logs
-FLAVOURS="stock pre-ambient ambient"
+FLAVOURS="stock pre-ambient ambient"	# Linux 6.12: the series and its controls
+ALL_FLAVOURS="$FLAVOURS upstream"	# and today's upstream with the standalone series
 
 # The Debian source package the package is built and tested against, the
 # suites that carry it (scripts/debian-pkg.sh fetches it into build/debian).
@@ -24,6 +25,13 @@ SOURCE_PKG=linux-source-6.12
 SOURCE_PIN=6.12.118-1~deb12u1
 SOURCE_SUITES="bookworm bookworm-updates bookworm-security"
 SOURCE_TARBALL=${BUILD}/debian/$SOURCE_PKG/root/usr/src/linux-source-6.12.tar.xz
+
+# Today's upstream: Debian unstable's newest Linux, as shipped; the
+# flavour upstream is it plus the standalone series (upstream/kselftest-docs/).
+UPSTREAM_PKG=linux-source-7.2
+UPSTREAM_PIN=7.2.13-1
+UPSTREAM_SUITES=sid
+UPSTREAM_TARBALL=${BUILD}/debian/$UPSTREAM_PKG/root/usr/src/linux-source-7.2.tar.xz
 
 REPO=$BUILD/linux.git		# bare-ish git repository holding all three
 SRC=$BUILD/src			# one worktree per flavour
@@ -66,11 +74,33 @@ loud() {
 }
 
 check_flavour() {
-	case " $FLAVOURS " in
+	case " $ALL_FLAVOURS " in
 	*" $1 "*) ;;
-	*) die "unknown KERNEL '$1'" "use one of: $FLAVOURS" ;;
+	*) die "unknown KERNEL '$1'" "use one of: $ALL_FLAVOURS" ;;
 	esac
 }
+
+# The two series and what each is made against. series_vars NAME sets
+#   S_DIR     its patches and cover letter      S_BASE    the tag it applies to
+#   S_TREE    the worktree of its branch        S_BRANCH  its branch
+#   S_COVER   the cover letter's text           S_OUT     b4's messages
+# ambient: the whole series on pre-ambient (6.12); upstream: the selftest,
+# documentation and MAINTAINERS patches alone, on Linux 7.2.
+series_vars() {
+	case $1 in
+	ambient)
+		S_DIR=$TOP/series S_BASE=pre-ambient S_TREE=$SRC/ambient S_BRANCH=ambient
+		S_COVER=$TOP/cover-letter.txt S_OUT=$BUILD/outgoing ;;
+	upstream)
+		S_DIR=$TOP/upstream/kselftest-docs S_BASE=upstream S_TREE=$SRC/upstream
+		S_BRANCH=kselftest-docs S_COVER=$TOP/upstream/kselftest-docs/cover-letter.txt
+		S_OUT=$BUILD/outgoing-upstream ;;
+	*) die "unknown series '$1'" "use SERIES=ambient or SERIES=upstream" ;;
+	esac
+}
+
+# series_patches_of DIR: the patches of a series directory, cover letter excluded.
+series_patches_of() { ls "$1"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
 
 # build_name FLAVOUR: the name of FLAVOUR's build under KCONFIG, as used
 # for build/obj/NAME and the VM: FLAVOUR itself for the minimal
@@ -223,6 +253,61 @@ configure_from() {
 		die_log "$log" "make olddefconfig failed"
 	cp "$OBJ/$flavour/.config" "$obj/.config.$flavour" ||
 		die "cannot copy build/obj/$flavour/.config" "check the free space"
+}
+
+# fill_cover DIR TEXT: fill the cover letter that git format-patch wrote to
+# DIR from TEXT (first line: the subject; the rest: the blurb), dated as the
+# last patch so that the output is stable.
+fill_cover() {
+	local last
+	last=$(ls "$1"/*.patch | tail -n 1) || die "no patches in $1" "run format-patch first"
+	python3 -c '
+import sys, re
+cover, text, last = sys.argv[1:]
+subject, _, blurb = open(text).read().partition("\n")
+date = next(l for l in open(last) if l.startswith("Date: "))
+s = open(cover).read()
+s = s.replace("*** SUBJECT HERE ***", subject.strip())
+s = s.replace("*** BLURB HERE ***", blurb.strip("\n"))
+s = re.sub(r"^Date: .*\n", date, s, count=1, flags=re.M)
+open(cover, "w").write(s)
+' "$1/0000-cover-letter.patch" "$2" "$last" ||
+		die "cannot fill the cover letter of $1 from $2" "check that $2 exists"
+}
+
+# standalone_files: true if every file named on standard input is one the
+# series may change without the kernel patches (selftests, the user-space
+# API guide, MAINTAINERS): such patches make the standalone series.
+standalone_files() {
+	! grep -qvE '^(tools/testing/selftests/|Documentation/userspace-api/|MAINTAINERS$)'
+}
+
+# fixed_identity: commits made from here on use a fixed identity and date,
+# so the same inputs give the same commit ids on every machine (the cover
+# letters' base-commit).
+fixed_identity() {
+	export GIT_AUTHOR_NAME="Debian linux-source" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org"
+	export GIT_COMMITTER_NAME="ambient-caps workbench" GIT_COMMITTER_EMAIL="workbench@localhost"
+	export GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
+}
+git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
+
+# hash_files FILE...: one hash of the files' contents (of nothing: a constant).
+hash_files() { { [ $# -eq 0 ] || cat "$@" 2>/dev/null || true; } | sha1sum | cut -c1-40; }
+
+# apply_patches WORKTREE PATCH...: git am, naming the patch and hunk on failure.
+apply_patches() {
+	local wt=$1 p out
+	shift
+	for p in "$@"; do
+		if ! out=$(git_ -C "$wt" am --committer-date-is-author-date \
+				--whitespace=nowarn "$p" 2>&1); then
+			git_ -C "$wt" am --abort >/dev/null 2>&1 || true
+			printf '%s\n' "$out" | grep -E '^(error|Patch failed|Applying)' >&2 || true
+			die "patch does not apply: ${p#"$TOP"/} (failing hunk above)" \
+			    "rebase the patch on $(basename "$wt") (edit under build/src, commit, make series)"
+		fi
+	done
 }
 
 # add_worktree PATH REF: a detached worktree of the kernel repository at

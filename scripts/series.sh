@@ -24,21 +24,7 @@ git -C "$wt" -c user.name="$(author_name)" -c user.email="$(author_email)" \
 	format-patch -q --cover-letter --zero-commit --no-signature --full-index \
 	--base=pre-ambient -o "$tmp/series" pre-ambient..ambient
 
-# Fill the cover letter: subject = first line of cover-letter.txt, blurb =
-# the rest; its date is the last patch's, so the output is stable.
-cover=$tmp/series/0000-cover-letter.patch
-last=$(ls "$tmp"/series/*.patch | tail -n 1)
-python3 - "$cover" "$TOP/cover-letter.txt" "$last" <<'PY'
-import sys, re
-cover, text, last = sys.argv[1:]
-subject, _, blurb = open(text).read().partition("\n")
-date = next(l for l in open(last) if l.startswith("Date: "))
-s = open(cover).read()
-s = s.replace("*** SUBJECT HERE ***", subject.strip())
-s = s.replace("*** BLURB HERE ***", blurb.strip("\n"))
-s = re.sub(r"^Date: .*\n", date, s, count=1, flags=re.M)
-open(cover, "w").write(s)
-PY
+fill_cover "$tmp/series" "$TOP/cover-letter.txt"
 
 # Readable copies: the files the series adds (not the kernel files it edits).
 git -C "$wt" diff --name-only --diff-filter=A pre-ambient..ambient |

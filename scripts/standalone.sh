@@ -9,8 +9,7 @@ patches=
 for p in "$TOP"/series/[0-9]*.patch; do
 	case $p in */0000-* | *'*'*) continue ;; esac
 	files=$(grep -E '^diff --git a/' "$p" | awk '{ print substr($3, 3) }' || true)
-	if ! printf '%s\n' "$files" |
-	     grep -qvE '^(tools/testing/selftests/|Documentation/userspace-api/|MAINTAINERS$)'; then
+	if printf '%s\n' "$files" | standalone_files; then
 		patches="$patches $p"
 	fi
 done

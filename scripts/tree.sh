@@ -6,37 +6,16 @@
 #   pre-ambient  stock + base/*.patch                       (tag pre-ambient)
 #   ambient      pre-ambient + series/*.patch               (branch ambient)
 #
-# Commits made here use a fixed identity and date, so the same inputs give
-# the same commit ids on every machine (the cover letter's base-commit).
+# Commits made here use a fixed identity and date (lib.sh: fixed_identity).
 # Idempotent: nothing is redone unless its inputs changed, and local
 # commits on the ambient branch are never thrown away silently.
 . "$(dirname "$0")/lib.sh"
 
-export GIT_AUTHOR_NAME="Debian linux-source" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org"
-export GIT_COMMITTER_NAME="ambient-caps workbench" GIT_COMMITTER_EMAIL="workbench@localhost"
-export GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
+fixed_identity
 
 STOCK=$SRC/stock
-git_() { git -c advice.detachedHead=false -c gc.auto=0 "$@"; }
-
-hash_files() { { [ $# -eq 0 ] || cat "$@" 2>/dev/null || true; } | sha1sum | cut -c1-40; }
-series_patches() { ls "$TOP"/series/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
+series_patches() { series_patches_of "$TOP/series"; }
 base_patches() { ls "$TOP"/base/*.patch 2>/dev/null || true; }
-
-# apply_patches WORKTREE PATCH...: git am, naming the patch and hunk on failure.
-apply_patches() {
-	local wt=$1 p out
-	shift
-	for p in "$@"; do
-		if ! out=$(git_ -C "$wt" am --committer-date-is-author-date \
-				--whitespace=nowarn "$p" 2>&1); then
-			git_ -C "$wt" am --abort >/dev/null 2>&1 || true
-			printf '%s\n' "$out" | grep -E '^(error|Patch failed|Applying)' >&2 || true
-			die "patch does not apply: ${p#"$TOP"/} (failing hunk above)" \
-			    "rebase the patch on $(basename "$wt") (edit under build/src, commit, make series)"
-		fi
-	done
-}
 
 make_stock() {
 	[ -f "$SOURCE_TARBALL" ] ||
@@ -66,13 +45,6 @@ make_stock() {
 	rm -f "$SRC"/.*.stamp
 }
 
-worktree() {
-	local name=$1 rev=$2
-	[ -d "$SRC/$name" ] && return
-	git_ -C "$STOCK" worktree prune
-	git_ -C "$STOCK" worktree add -q --detach "$SRC/$name" "$rev"
-}
-
 make_pre_ambient() {
 	local want
 	want=$(hash_files $(base_patches))
@@ -81,7 +53,7 @@ make_pre_ambient() {
 		return
 	fi
 	msg "applying base/ as tag pre-ambient"
-	worktree pre-ambient stock
+	add_worktree "$SRC/pre-ambient" stock
 	git_ -C "$SRC/pre-ambient" checkout -q --detach stock
 	apply_patches "$SRC/pre-ambient" $(base_patches)
 	git_ -C "$SRC/pre-ambient" tag -f pre-ambient >/dev/null
@@ -92,7 +64,7 @@ make_ambient() {
 	local want have_head rec_hash= rec_head= wt=$SRC/ambient
 	want=$(hash_files $(base_patches) $(series_patches))
 	[ -f "$SRC/.ambient.stamp" ] && { read -r rec_hash rec_head <"$SRC/.ambient.stamp" || true; }
-	worktree ambient pre-ambient
+	add_worktree "$wt" pre-ambient
 	have_head=$(git_ -C "$wt" rev-parse -q --verify refs/heads/ambient || true)
 	if [ -n "$have_head" ] && [ "$have_head" = "$rec_head" ] &&
 	   [ "$rec_hash" = "$want" ]; then

@@ -15,6 +15,8 @@ STUBS=$TOP/tests/setup/stubs
 PIN=$(sed -n 's/^SOURCE_PIN=//p' "$TOP/scripts/lib.sh")
 PKG=$(sed -n 's/^SOURCE_PKG=//p' "$TOP/scripts/lib.sh")
 NEWER=${PIN%%-*}.1-1~deb12u1
+UPSTREAM_PKG=$(sed -n 's/^UPSTREAM_PKG=//p' "$TOP/scripts/lib.sh")
+UPSTREAM_PIN=$(sed -n 's/^UPSTREAM_PIN=//p' "$TOP/scripts/lib.sh")
 WORK=$(mktemp -d) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
@@ -27,7 +29,8 @@ n=0
 failures=0
 # setup: a machine with every package, whose APT sources name only
 # bookworm main (as debootstrap writes them), and an archive that has the
-# pin in bookworm-security only. The stubs read and write $STATE.
+# pin in bookworm-security only (and today's upstream source in sid). The
+# stubs read and write $STATE.
 setup() {
 	STATE=$WORK/state-$n
 	mkdir -p "$STATE/etc/sources.list.d" "$STATE/build" || exit 1
@@ -35,6 +38,8 @@ setup() {
 	: >"$STATE/status"
 	printf '%s\n' "$PIN" >"$STATE/archive"
 	echo bookworm-security >"$STATE/archive-suite"
+	printf '%s\n' "$UPSTREAM_PIN" >"$STATE/archive.$UPSTREAM_PKG"
+	echo sid >"$STATE/archive-suite.$UPSTREAM_PKG"
 	echo 0 >"$STATE/uid"
 	echo 'deb http://archive.invalid/debian bookworm main' >"$STATE/etc/sources.list"
 	: >"$STATE/log"
@@ -78,7 +83,7 @@ sources() { cat "$STATE/build/apt/"*/sources.list 2>/dev/null; }
 
 setup; run
 [ $rc -eq 0 ] && [ -z "$(asked_to_install)" ] && [ "$(version)" = "$PIN" ] && private &&
-	sources | grep -q " http://archive.invalid/debian-security bookworm-security main$"
+	grep -q " http://archive.invalid/debian-security bookworm-security main$" <<<"$(sources)"
 result "all present, pin only in bookworm-security: fetched through a private APT configuration" $?
 
 setup; run; : >"$STATE/log"; echo 100 >"$STATE/fail-update"; run
@@ -140,9 +145,9 @@ printf '%s\n' 'Types: deb' 'URIs: https://vendor.invalid/linux/debian' 'Suites: 
 	'Components: stable' >"$STATE/etc/sources.list.d/a-vendor.sources"
 run
 [ $rc -eq 0 ] && [ "$(version)" = "$PIN" ] &&
-	sources | grep -q " http://archive.invalid/debian bookworm main$" &&
-	sources | grep -q " http://security.invalid/debian-security bookworm-security main$" &&
-	! sources | grep -q -e thirdparty -e vendor
+	grep -q " http://archive.invalid/debian bookworm main$" <<<"$(sources)" &&
+	grep -q " http://security.invalid/debian-security bookworm-security main$" <<<"$(sources)" &&
+	! grep -q -e thirdparty -e vendor <<<"$(sources)"
 result "deb822 sources and third-party ones: Debian's own archives are used" $?
 
 setup; echo 'deb https://thirdparty.invalid/apt stable main' >"$STATE/etc/sources.list"; run
