@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Render the patched pages in build/man-pages for reading:
+# Render the pages that the patches in build/man-pages change, as patched,
+# for reading:
 #   build/man-pages/out/PAGE.txt    plain text, 80 columns (man -l)
 #   build/man-pages/out/PAGE.html   HTML (groff -Thtml)
 set -euo pipefail
@@ -16,8 +17,10 @@ done
 [ -d "$MAN/.git" ] || { echo "man-render.sh: build/man-pages is missing; run make man-tree first" >&2; exit 1; }
 
 mkdir -p "$OUT"
-for page in man2/prctl.2 man7/capabilities.7; do
-	name=${page#*/}
+pages=$(git -C "$MAN" diff --name-only base HEAD -- man/)
+[ -n "$pages" ] || { echo "man-render.sh: build/man-pages has no changes after base; run make man-tree" >&2; exit 1; }
+for page in $pages; do
+	name=${page##*/}
 	MANWIDTH=80 MAN_KEEP_FORMATTING= man --nj --nh -l "$MAN/$page" 2>"$OUT/$name.log" |
 		col -bx >"$OUT/$name.txt" &&
 		groff -man -Thtml "$MAN/$page" >"$OUT/$name.html" 2>>"$OUT/$name.log" || {

@@ -1,13 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Lay out the two man pages that the man-pages/ series changes as a small
-# git repository under build/man-pages, from Debian's packages:
+# Lay out the man pages that the man-pages/ series changes as a small git
+# repository under build/man-pages, from Debian's packages, in the layout
+# of upstream's tree:
 #
-#   man7/capabilities.7   from manpages      (tag base)
-#   man2/prctl.2          from manpages-dev  (tag base)
-#   man-pages/*.patch     applied on top     (branch main)
+#   man/man7/capabilities.7              from manpages      (tag base)
+#   man/man2/prctl.2                     from manpages-dev  (tag base)
+#   man/man2const/PR_CAP_AMBIENT*.2const from manpages-dev  (tag base)
+#   man-pages/*.patch                    applied on top     (branch main)
 #
-# The import commit has a fixed identity and date, so the same package
+# Debian installs the pages gzipped, the 2const pages among man2's, and
+# link pages as symbolic links; they are imported un-gzipped, each in its
+# upstream directory, a link as upstream's one-line ".so" page.  The
+# import commit has a fixed identity and date, so the same package
 # versions give the same commit id everywhere; the versions are recorded
 # in its message and in the file VERSIONS.  Idempotent and quick once
 # done; local commits on main are never thrown away.
@@ -19,9 +24,15 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 MAN=$TOP/build/man-pages
 SERIES=$TOP/man-pages
-# The Debian man pages the series is made against, and their suite.
-MANPAGES_PIN=6.03-2
-MANPAGES_SUITES=bookworm
+# The Debian man pages the series is made against, and their suite:
+# Debian's 6.20-2 is upstream's man-pages-6.20.
+MANPAGES_PIN=6.20-2
+MANPAGES_SUITES=sid
+# The pages imported, by package (upstream names: NAME.SECTION).
+PAGES_manpages="capabilities.7"
+PAGES_manpages_dev="prctl.2 PR_CAP_AMBIENT.2const PR_CAP_AMBIENT_RAISE.2const
+	PR_CAP_AMBIENT_LOWER.2const PR_CAP_AMBIENT_IS_SET.2const
+	PR_CAP_AMBIENT_CLEAR_ALL.2const"
 
 me=${0##*/}
 msg() { printf '%s: %s\n' "$me" "$*" >&2; }
@@ -39,31 +50,73 @@ git_() { git -C "$MAN" -c gc.auto=0 -c advice.detachedHead=false "$@"; }
 patches() { ls "$SERIES"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
 patches_hash() { patches | xargs -r cat | sha1sum | cut -c1-40; }
 
-# unpack PKG PAGE: put PAGE (e.g. man7/capabilities.7) from Debian's PKG,
-# fetched by debian-pkg.sh at MANPAGES_PIN, un-gzipped.
-unpack() {
-	local root=$TOP/build/debian/$1/root
+# fetch PKG: Debian's PKG at MANPAGES_PIN, unpacked by debian-pkg.sh (which
+# takes the newest version, loudly, once the pin has left the archive).
+fetch() {
 	"$TOP/scripts/debian-pkg.sh" "$1" "$MANPAGES_PIN" $MANPAGES_SUITES || exit 1
-	[ -f "$root/usr/share/man/$2.gz" ] ||
-		die "$1 has no usr/share/man/$2.gz" "look at what it holds: build/debian/$1/root"
-	gzip -dc "$root/usr/share/man/$2.gz" >"$MAN/$2" || die "cannot write $MAN/$2" "check the free space"
-	printf '%s %s\n' "$1" "$(cat "$TOP/build/debian/$1/VERSION")" >>"$MAN/VERSIONS"
+}
+
+# versions: what VERSIONS holds for the packages now unpacked.
+versions() {
+	local pkg
+	for pkg in manpages manpages-dev; do
+		printf '%s %s\n' "$pkg" "$(cat "$TOP/build/debian/$pkg/VERSION")"
+	done
+}
+
+# import_page PKG PAGE: put PAGE (NAME.SECTION, e.g. PR_CAP_AMBIENT.2const) from
+# Debian's PKG into man/manSECTION/PAGE, un-gzipped. Debian keeps the
+# 2const pages in man2, and some pages uncompressed; a page that is a
+# symbolic link becomes upstream's link page, ".so manSECTION/TARGET".
+import_page() {
+	local pkg=$1 page=$2 sect=${2##*.} root=$TOP/build/debian/$1/root/usr/share/man
+	local out=$MAN/man/man$sect/$page dirs=man$sect dir f target
+	[ "${sect:0:1}" = "$sect" ] || dirs="$dirs man${sect:0:1}"
+	mkdir -p "${out%/*}" || die "cannot create ${out%/*}" "check the free space"
+	for dir in $dirs; do
+		for f in "$root/$dir/$page.gz" "$root/$dir/$page"; do
+			[ -e "$f" ] || [ -L "$f" ] || continue
+			if [ -L "$f" ]; then
+				target=$(basename "$(readlink "$f")" .gz)
+				printf '.so man%s/%s\n' "${target##*.}" "$target" >"$out"
+			elif [ "${f%.gz}" != "$f" ]; then
+				gzip -dc "$f" >"$out"
+			else
+				cat "$f" >"$out"
+			fi || die "cannot write $out" "check the free space"
+			return 0
+		done
+	done
+	die "$pkg has no page $page (looked in: $dirs)" \
+	    "look at what it holds: build/debian/$pkg/root/usr/share/man"
 }
 
 make_base() {
+	local page
 	rm -rf "$MAN"
-	mkdir -p "$MAN/man2" "$MAN/man7"
-	unpack manpages man7/capabilities.7
-	unpack manpages-dev man2/prctl.2
+	mkdir -p "$MAN" || die "cannot create build/man-pages" "check the free space"
+	for page in $PAGES_manpages; do import_page manpages "$page"; done
+	for page in $PAGES_manpages_dev; do import_page manpages-dev "$page"; done
+	versions >"$MAN/VERSIONS"
 	git_ init -q -b main
-	git_ add VERSIONS man2/prctl.2 man7/capabilities.7
+	git_ add VERSIONS man
 	git_ commit -q -F - <<-MSG
-	Import capabilities.7 and prctl.2 from Debian
+	Import the capabilities and PR_CAP_AMBIENT pages from Debian
 
 	$(cat "$MAN/VERSIONS")
 	MSG
 	git_ tag base
 	msg "imported $(paste -sd, "$MAN/VERSIONS") as tag base"
+}
+
+# configure: what git needs to write patches as upstream's tree does
+# (hunk headers name the section: CONTRIBUTING.d/git), and out/ ignored.
+configure() {
+	git_ config diff.man.xfuncname '^\.S[SHsh] .*$'
+	mkdir -p "$MAN/.git/info"
+	grep -qsx '\*.\[0-9\]\* diff=man' "$MAN/.git/info/attributes" ||
+		echo '*.[0-9]* diff=man' >>"$MAN/.git/info/attributes"
+	grep -qsx out/ "$MAN/.git/info/exclude" || echo out/ >>"$MAN/.git/info/exclude"
 }
 
 apply_series() {
@@ -80,10 +133,29 @@ apply_series() {
 	msg "applied $(patches | wc -l) patches from man-pages/ on branch main"
 }
 
+# base_is_current: the tag base holds the pages of the packages now
+# unpacked, in the current layout.
+base_is_current() {
+	[ "$(git_ show base:VERSIONS 2>/dev/null)" = "$(versions)" ] &&
+		git_ cat-file -e base:man/man7/capabilities.7 2>/dev/null
+}
+
 tree() {
-	git_ rev-parse -q --verify refs/tags/base >/dev/null 2>&1 || make_base
-	grep -qx out/ "$MAN/.git/info/exclude" || echo out/ >>"$MAN/.git/info/exclude"
 	local head want have="" tip=""
+	fetch manpages
+	fetch manpages-dev
+	if git_ rev-parse -q --verify refs/tags/base >/dev/null 2>&1 && ! base_is_current; then
+		[ -f "$MAN/.git/series-applied" ] && { read -r have tip <"$MAN/.git/series-applied" || true; }
+		head=$(git_ rev-parse HEAD)
+		[ "$head" = "$(git_ rev-parse base)" ] || [ "$head" = "$tip" ] ||
+			die "build/man-pages has commits of its own on an older base ($(git_ show base:VERSIONS | paste -sd, -))" \
+			    "write them out with make man-series, or drop them (git -C build/man-pages reset --hard base), then run make man-tree again"
+		msg "build/man-pages is based on $(git_ show base:VERSIONS | paste -sd, -); importing $(versions | paste -sd, -)"
+		make_base
+	fi
+	git_ rev-parse -q --verify refs/tags/base >/dev/null 2>&1 || make_base
+	configure
+	have="" tip=""
 	head=$(git_ rev-parse HEAD)
 	want=$(patches_hash)
 	[ -f "$MAN/.git/series-applied" ] && { read -r have tip <"$MAN/.git/series-applied" || true; }
@@ -108,8 +180,8 @@ series() {
 	GIT_COMMITTER_EMAIL=$(git_ log -1 --format=%ae main) \
 	GIT_COMMITTER_DATE=$(git_ log -1 --format=%aI main) \
 	git_ format-patch -q --zero-commit --no-signature --cover-letter \
-		--to=linux-man@vger.kernel.org \
-		--cc='Alejandro Colomar <alx@kernel.org>' \
+		--to='Alejandro Colomar <alx@kernel.org>' \
+		--cc=linux-man@vger.kernel.org \
 		--cc=linux-security-module@vger.kernel.org \
 		-o "$out" base..main
 	cover=$out/0000-cover-letter.patch
@@ -136,6 +208,7 @@ tree) tree ;;
 series)
 	git_ rev-parse -q --verify refs/tags/base >/dev/null 2>&1 ||
 		die "build/man-pages does not exist" "run make man-tree, commit the changes there, then make man-series"
+	configure
 	series ;;
 *) die "unknown command '$1'" "use: $me [tree|series]" ;;
 esac
