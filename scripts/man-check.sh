@@ -174,7 +174,7 @@ done
 
 # 4. names: the suite is the kernel tree's capabilities selftests if they
 # use the harness there, else the copy in selftests/.
-suite=$TOP/build/src/ambient/tools/testing/selftests/capabilities
+suite=$SRC/ambient/tools/testing/selftests/capabilities
 grep -qs kselftest_harness.h "$suite"/*.c "$suite"/*.h || suite=$TOP/selftests
 # Test names as the harness prints them: global.NAME for TEST(NAME),
 # FIXTURE.NAME for TEST_F, FIXTURE.VARIANT.NAME for fixtures with variants.
