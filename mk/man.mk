@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# Man-page patches for capabilities(7) and prctl(2); included by the
-# top-level Makefile.
+# Man-page patches for capabilities(7) and PR_CAP_AMBIENT_RAISE(2const);
+# included by the top-level Makefile.
 #
 #   man-tree    build/man-pages: Debian's pages at tag base, man-pages/*.patch on top
-#   man         render the patched pages into build/man-pages/out/
-#   man-check   patches apply, no new lint warnings, README tests exist and pass
+#   man         render the pages the patches change into build/man-pages/out/
+#   man-check   patches apply, no new lint warnings, the example runs in a guest
+#               as shown (needs build/obj/stock), README tests exist and pass
 #   man-series  write the commits in build/man-pages back to man-pages/*.patch
 
 MAN_TOP := $(if $(TOP),$(TOP),.)
