@@ -109,8 +109,14 @@ example() {	# example PAGE: build, boot and compare; 0 if all is as shown
 			case $cmd in
 			cc\ * | gcc\ *)
 				printf '%s\n' "$line" >>"$ex/transcript"
-				(cd "$ex" && eval "$cmd -static") >>"$ex/transcript" 2>&1 ||
-					{ echo "the build failed: $cmd -static"; cat "$ex/transcript"; return 1; } ;;
+				(cd "$ex" && eval "$cmd -static") >>"$ex/transcript" 2>&1 || {
+					echo "the build failed: $cmd -static"
+					cat "$ex/transcript"
+					# the program of capabilities(7) uses libcap
+					! grep -q 'sys/capability.h' "$ex/transcript" ||
+						echo "next step: apt-get install libcap-dev (sys/capability.h, libcap.a)"
+					return 1
+				} ;;
 			*) printf '%s\n' "$cmd" >>"$ex/guest-commands" ;;
 			esac ;;
 		esac
