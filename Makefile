@@ -8,15 +8,17 @@ export TOP KERNEL
 SCRIPTS := $(TOP)/scripts
 
 .PHONY: help deps tree kernel kernels payload kselftest check check-full clean-room clean \
-	series series-check checkpatch sparse bisect standalone send
+	series series-check checkpatch sparse bisect standalone send \
+	upstream-series upstream-check
 
 include $(wildcard $(TOP)/mk/*.mk)
 
 help:
-	@echo 'Targets (KERNEL=stock|pre-ambient|ambient, default ambient):'
+	@echo 'Targets (KERNEL=stock|pre-ambient|ambient|upstream, default ambient):'
 	@echo '  deps        install the Debian packages needed (root; prints the command otherwise)'
 	@echo '              and fetch the kernel source into build/debian (docs/setup.md)'
 	@echo '  tree        lay out build/src/{stock,pre-ambient,ambient} (base/ and series/ applied)'
+	@echo '              and build/src/upstream (Linux 7.2 + upstream/kselftest-docs/)'
 	@echo '  kernel      build the bzImage of $$KERNEL'
 	@echo '  kernels     build all three kernels'
 	@echo '  payload     build the test initramfs (selftests, busybox, setpriv, capsh)'
@@ -26,12 +28,18 @@ help:
 	@echo '  check-full  check, plus the debug kernel (UBSAN/KASAN/lockdep) and tinyconfig builds'
 	@echo '  clean-room  make kselftest in a fresh minimal Debian root, as a new user would (FULL=1:'
 	@echo '              make check too); prints the time of each phase'
-	@echo '  series      export the ambient branch to series/, refresh selftests/ and Documentation/'
+	@echo '  series      export the ambient branch to series/, refresh selftests/ and Documentation/,'
+	@echo '              and the standalone series upstream/kselftest-docs/ (make upstream-series)'
 	@echo '  checkpatch  checkpatch.pl --strict on every patch of series/'
 	@echo '  sparse      sparse (C=2) and W=1 on the touched objects: nothing new against pre-ambient'
 	@echo '  bisect      build every commit of the ambient branch on its own'
 	@echo '  standalone  apply the selftest, documentation and MAINTAINERS patches to stock'
-	@echo '  send        b4 prep + b4 send -o build/outgoing (AUTHOR="Name <email>"; never mails)'
+	@echo '  send        b4 prep + b4 send -o build/outgoing (AUTHOR="Name <email>"; never mails;'
+	@echo '              SERIES=upstream: the standalone series, to build/outgoing-upstream)'
+	@echo '  upstream-series  carry the selftest and documentation commits over to Linux 7.2,'
+	@echo '              export them to upstream/kselftest-docs/'
+	@echo '  upstream-check   the standalone series through the checkpatch, selftests build,'
+	@echo '              htmldocs and get_maintainer.pl of Linux 7.2'
 	@echo '  man-tree, man, man-check, man-series   the man-pages patches (see man-pages/README.md)'
 	@echo '  difftest    model-based differential test, 100000 random operations (SEED=n to replay)'
 	@echo '  bench       exec-path benchmark of the three kernels: build/bench/{table.txt,results.json,bench.png}'
@@ -47,7 +55,7 @@ deps:
 	@$(SCRIPTS)/deps.sh
 
 tree: deps
-	@$(SCRIPTS)/tree.sh
+	@$(SCRIPTS)/tree.sh && $(SCRIPTS)/upstream-tree.sh
 
 kernel: tree
 	@$(SCRIPTS)/kernel.sh $(KERNEL)
@@ -71,7 +79,7 @@ clean-room: deps
 	@$(SCRIPTS)/clean-room.sh
 
 series: tree
-	@$(SCRIPTS)/series.sh
+	@$(SCRIPTS)/series.sh && $(SCRIPTS)/upstream-series.sh && $(SCRIPTS)/upstream-tree.sh
 
 series-check: tree
 	@$(SCRIPTS)/series.sh --check
@@ -90,6 +98,12 @@ standalone: tree
 
 send: tree
 	@$(SCRIPTS)/send.sh && $(SCRIPTS)/outgoing-check.sh
+
+upstream-series: tree
+	@$(SCRIPTS)/upstream-series.sh && $(SCRIPTS)/upstream-tree.sh
+
+upstream-check: tree
+	@$(SCRIPTS)/upstream-check.sh
 
 man-tree: deps
 

@@ -66,6 +66,20 @@ conforms() {
 	echo "passed: $(count "$k" PASS) ($(count "$k" PASS "^$UPSTREAM\$") of $UPSTREAM)"
 }
 
+# Today's upstream with the standalone series: it conforms, and every test
+# has the result it has on ambient (a test whose rule changed upstream
+# checks the rule of the kernel it runs on, and says which commit changed it).
+same_as_ambient() {
+	local k=$1
+	conforms "$k" || return 1
+	if ! diff <(cut -f1-3 "$BUILD/results/ambient.tsv" | LC_ALL=C sort) \
+		  <(cut -f1-3 "$BUILD/results/$k.tsv" | LC_ALL=C sort) | sed 's/^/  /'; then
+		echo "results on $k differ from ambient's (above: < ambient, > $k)"
+		return 1
+	fi
+	echo "every result as on ambient: $(count "$k" PASS) passed"
+}
+
 # ours FLAVOUR [RESULT]: how many results of our suite (every program of
 # the directory but upstream's), or how many with RESULT.
 ours() {
@@ -108,19 +122,23 @@ phase deps "$TOP/scripts/deps.sh" ||
 	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
 phase tree "$TOP/scripts/tree.sh" ||
 	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
+phase upstream-tree "$TOP/scripts/upstream-tree.sh" ||
+	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
 
-# Build and boot the three kernels.
-for k in $FLAVOURS; do
+# Build and boot the four kernels.
+for k in $ALL_FLAVOURS; do
 	check "kernel-$k" "$TOP/scripts/kernel.sh" "$k"
 done
 check payload "$TOP/scripts/payload.sh"
-for k in $FLAVOURS; do
+check payload-upstream "$TOP/scripts/payload.sh" upstream
+for k in $ALL_FLAVOURS; do
 	boot "$k" >"$CHECKLOGS/boot-$k.log" 2>&1
 	sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-$k.log"
 done
 check kselftest-stock-passes conforms stock
 check kselftest-ambient-passes conforms ambient
 check kselftest-pre-ambient-fails lacks_ambient pre-ambient
+check kselftest-upstream-passes-as-ambient same_as_ambient upstream
 check suite-has-60-results suite_results stock
 
 # The model-based differential tester, with a fixed seed so that a run is
@@ -139,6 +157,12 @@ check checkpatch-strict "$TOP/scripts/checkpatch.sh"
 check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
 check b4-send-dry-run env DRY_RUN=1 "$TOP/scripts/send.sh"
 check b4-messages "$TOP/scripts/outgoing-check.sh"
+# The standalone series on Linux 7.2, checked with 7.2's own tools, and
+# its messages rebuild the branch on a clean 7.2 tree.
+check upstream-series-up-to-date "$TOP/scripts/upstream-series.sh" --check
+check upstream-7.2-tools "$TOP/scripts/upstream-check.sh"
+check upstream-b4-send-dry-run env SERIES=upstream DRY_RUN=1 "$TOP/scripts/send.sh"
+check upstream-b4-messages env SERIES=upstream "$TOP/scripts/outgoing-check.sh"
 check htmldocs-no-new-warnings "$TOP/scripts/htmldocs-check.sh" build/src/ambient build/src/pre-ambient
 check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
 

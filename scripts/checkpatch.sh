@@ -3,12 +3,14 @@
 # checkpatch.pl --strict on every patch of a series (the cover letter
 # aside), with the checkpatch of the tree the series applies to.
 #
-#   checkpatch.sh [DIR]     DIR: a directory of patches, default series/
+#   checkpatch.sh [DIR [TREE]]   DIR: a directory of patches, default series/;
+#                                TREE: the kernel tree whose checkpatch.pl
+#                                runs, default build/src/pre-ambient
 . "$(dirname "$0")/lib.sh"
 
 dir=$(realpath -m "${1:-$TOP/series}")
-tree=$SRC/pre-ambient
-[ -x "$tree/scripts/checkpatch.pl" ] || die "no checkpatch.pl in $tree" "run make tree"
+tree=$(realpath -m "${2:-$SRC/pre-ambient}")
+[ -x "$tree/scripts/checkpatch.pl" ] || die "no checkpatch.pl in ${tree#"$TOP"/}" "run make tree"
 patches=$(ls "$dir"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
 [ -n "$patches" ] || die "${dir#"$TOP"/} holds no patches" "run make series"
 

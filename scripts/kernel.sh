@@ -33,12 +33,14 @@ lock "obj-$(build_name "$flavour")"
 make_objdir "$src" "$obj"
 need_space 2000
 
-# fragments: the selftests' config comes from the ambient branch (not
-# whatever commit its worktree has checked out), so all three kernels, and
-# every step of a bisection, are configured alike.
+# fragments: the selftests' config comes from the series' branch (not
+# whatever commit its worktree has checked out), so the 6.12 kernels, and
+# every step of a bisection, are configured alike; upstream takes it from
+# the standalone series.
 fragments="$TOP/config/minimal.config"
 [ "$kconfig" = debug ] && fragments="$fragments $TOP/config/debug.config"
-if git -C "$SRC/ambient" show ambient:tools/testing/selftests/capabilities/config \
+case $flavour in upstream) series_vars upstream ;; *) series_vars ambient ;; esac
+if git -C "$S_TREE" show "$S_BRANCH:tools/testing/selftests/capabilities/config" \
 	>"$obj/.selftests.config" 2>/dev/null; then
 	fragments="$fragments $obj/.selftests.config"
 fi

@@ -10,7 +10,14 @@
 flavour=${1:?usage: kselftest.sh FLAVOUR}
 check_flavour "$flavour"
 name=$(build_name "$flavour")
-PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
+# upstream runs the suite as the standalone series leaves it on 7.2
+suite=ambient
+[ "$flavour" = upstream ] && suite=upstream
+if [ "$suite" = upstream ]; then
+	PAYLOAD=${PAYLOAD:-$BUILD/payload-upstream}
+else
+	PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
+fi
 export PAYLOAD
 times=$LOGS/phases-kselftest-$name.tsv
 : >"$times"
@@ -24,7 +31,7 @@ run() {
 }
 
 kernel_image "$flavour" run
-run payload "$TOP/scripts/payload.sh"
+run payload "$TOP/scripts/payload.sh" "$suite"
 rc=0
 run "boot+kselftest $name" "$TOP/scripts/vm.sh" "$name" "$IMAGE" \
 	"$PAYLOAD/initramfs.cpio.gz" || rc=$?

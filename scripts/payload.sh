@@ -10,42 +10,54 @@
 #
 # SELFTESTS_OVERLAY=DIR copies DIR over the capabilities directory first,
 # to try a working copy of the suite without committing it to the tree.
+#
+#   payload.sh            the suite of the ambient branch, stock's headers
+#   payload.sh upstream   the suite as the standalone series leaves it on
+#                         Linux 7.2 (test_execve of 7.2 too), 7.2's headers:
+#                         build/payload-upstream
 . "$(dirname "$0")/lib.sh"
 
-PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
-HDR=$BUILD/uapi
+if [ "${1:-ambient}" = upstream ]; then
+	suite=$SRC/upstream hdr_tree=$SRC/upstream hdr_rev=upstream
+	PAYLOAD=${PAYLOAD:-$BUILD/payload-upstream}
+	HDR=$BUILD/uapi-upstream
+else
+	suite=$SRC/ambient hdr_tree=$SRC/stock hdr_rev=stock
+	PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
+	HDR=$BUILD/uapi
+fi
 mini=$PAYLOAD/src
 root=$PAYLOAD/root
 lock "payload-$(basename "$PAYLOAD")"
-log=$LOGS/payload${SELFTESTS_OVERLAY:+-overlay}.log
+log=$LOGS/$(basename "$PAYLOAD").log
 : >"$log"
 
 for f in /usr/bin/setpriv /sbin/capsh /usr/bin/timeout; do
 	[ -x "$f" ] || die "$f is missing" "run make deps"
 done
-[ -d "$SRC/ambient/tools/testing/selftests" ] || die "no ambient tree" "run make tree"
+[ -d "$suite/tools/testing/selftests" ] || die "no kernel tree at ${suite#"$TOP"/}" "run make tree"
 
-# UAPI headers of stock, installed once per stock commit.
-stock_rev=$(git -C "$SRC/stock" rev-parse stock) || die "no stock tree" "run make tree"
-if [ "$(cat "$HDR/.rev" 2>/dev/null)" != "$stock_rev" ]; then
-	msg "installing stock's UAPI headers"
+# UAPI headers of the kernel under test's base, installed once per commit.
+hdr_commit=$(git -C "$hdr_tree" rev-parse "$hdr_rev") || die "no tag $hdr_rev" "run make tree"
+if [ "$(cat "$HDR/.rev" 2>/dev/null)" != "$hdr_commit" ]; then
+	msg "installing the UAPI headers of $hdr_rev"
 	rm -rf "$HDR"
-	make -s -C "$SRC/stock" O="$HDR/obj" headers_install \
+	make -s -C "$hdr_tree" O="$HDR/obj" headers_install \
 		INSTALL_HDR_PATH="$HDR" >>"$log" 2>&1 ||
 		die_log "$log" "headers_install failed"
-	echo "$stock_rev" >"$HDR/.rev"
+	echo "$hdr_commit" >"$HDR/.rev"
 fi
 
 # A minimal tree with the selftests and the few files their Makefiles
 # reach outside their own directory.
 mkdir -p "$mini/scripts" "$mini/tools/testing"
-cp -p "$SRC/ambient/scripts/subarch.include" "$mini/scripts/"
-rsync -a --delete "$SRC/ambient/tools/include/" "$mini/tools/include/"
-rsync -a --delete --exclude capabilities "$SRC/ambient/tools/testing/selftests/" \
+cp -p "$suite/scripts/subarch.include" "$mini/scripts/"
+rsync -a --delete "$suite/tools/include/" "$mini/tools/include/"
+rsync -a --delete --exclude capabilities "$suite/tools/testing/selftests/" \
 	"$mini/tools/testing/selftests/"
 # the capabilities directory keeps its built objects so that rebuilds are
 # incremental; sources come from the tree (and the overlay)
-rsync -a "$SRC/ambient/tools/testing/selftests/capabilities/" \
+rsync -a "$suite/tools/testing/selftests/capabilities/" \
 	"$mini/tools/testing/selftests/capabilities/"
 [ -n "${SELFTESTS_OVERLAY:-}" ] &&
 	rsync -a "$SELFTESTS_OVERLAY/" "$mini/tools/testing/selftests/capabilities/"
@@ -57,7 +69,7 @@ make -C "$mini/tools/testing/selftests" TARGETS=capabilities \
 	KHDR_INCLUDES="-isystem $HDR/include" LDFLAGS=-static \
 	INSTALL_PATH="$root/kselftest" install >>"$log" 2>&1 ||
 	die_log "$log" "building the selftests failed" \
-		"fix the selftest sources in build/src/ambient/tools/testing/selftests/capabilities"
+		"fix the selftest sources in ${suite#"$TOP"/}/tools/testing/selftests/capabilities"
 
 # The package's own guest programs, one static binary per source file.
 for c in "$TOP"/tests/guest/*.c; do
