@@ -18,7 +18,7 @@ PACKAGES="
 	debian-archive-keyring
 	qemu-system-x86 busybox-static
 	sparse b4 codespell
-	libcap-ng-dev libcap2-bin util-linux
+	libcap-ng-dev libcap-dev libcap2-bin util-linux
 	mandoc groff man-db python3-sphinx python3-sphinx-rtd-theme python3-ply python3-git
 	gnuplot-nox jq debootstrap python3-yaml
 "
