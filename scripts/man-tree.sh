@@ -182,6 +182,7 @@ series() {
 	git_ format-patch -q --zero-commit --no-signature --cover-letter \
 		--to='Alejandro Colomar <alx@kernel.org>' \
 		--cc=linux-man@vger.kernel.org \
+		--cc='Serge Hallyn <serge@hallyn.com>' \
 		--cc=linux-security-module@vger.kernel.org \
 		-o "$out" base..main
 	cover=$out/0000-cover-letter.patch
