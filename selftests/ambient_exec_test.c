@@ -9,6 +9,9 @@
  */
 
 #define _GNU_SOURCE
+#include <signal.h>
+#include <sys/ptrace.h>
+
 #include "common.h"
 
 #define DUMP_PATH WORK_DIR "/" DUMP_NAME
@@ -17,6 +20,7 @@
 #define SCRIPT_PATH WORK_DIR "/script"
 #define NOSUID_DIR WORK_DIR "/nosuid"
 #define NOSUID_PATH NOSUID_DIR "/setid_dump"
+#define NOSUID_FCAP_PATH NOSUID_DIR "/fcap_dump"
 
 /* What the unprivileged user holds in pE, pP and pI before the exec... */
 #define HELD_CAPS \
@@ -61,6 +65,45 @@ static void run_prog(struct __test_metadata *const _metadata,
 	const char *const argv[] = { path, "--raw", "--fifo", NULL };
 
 	run_dump(_metadata, argv, d);
+}
+
+/*
+ * Runs @path like run_prog(), traced by this process: the child asks for it
+ * with PTRACE_TRACEME, the exec stops it with SIGTRAP, and the tracer lets
+ * it go on untraced.  Returns false if the child could not be traced.
+ */
+static bool run_traced(struct __test_metadata *const _metadata,
+		       const char *path, struct dump *d)
+{
+	const char *const argv[] = { path, "--raw", NULL };
+	int pipefd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(125);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ASSERT_EQ(0, close(pipefd[1]));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 125) {
+		ASSERT_EQ(0, close(pipefd[0]));
+		return false;
+	}
+	ASSERT_TRUE(WIFSTOPPED(status))
+	{
+		TH_LOG("%s did not stop at its exec: status %#x", path, status);
+	}
+	ASSERT_EQ(SIGTRAP, WSTOPSIG(status));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	collect_dump(_metadata, pid, pipefd[0], path, d);
+	return true;
 }
 
 /* A plain file gets pP' = pE' = pA and pI' = pI, and can use them. */
@@ -173,6 +216,28 @@ TEST_F(exec, setgid_file_clears_ambient)
 }
 
 /*
+ * A traced set-user-ID exec clears pA although it is downgraded to change
+ * no ID: the kernel decides that the exec is set-ID before it downgrades
+ * it.  The tracer lacks CAP_SYS_PTRACE, and so does the child, whose
+ * credentials PTRACE_TRACEME records as the tracer's.
+ */
+TEST_F(exec, traced_setuid_exec_still_clears_ambient)
+{
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, OTHER_UID, 0, 04755);
+	become_user_with_ambient(_metadata);
+	if (!run_traced(_metadata, SETID_PATH, &d))
+		SKIP(return, "PTRACE_TRACEME failed");
+	ASSERT_EQ(NOBODY_UID, d.uid[1])
+	{
+		TH_LOG("The traced set-user-ID exec was not downgraded");
+	}
+	expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
+	EXPECT_EQ(EPERM, d.raw);
+}
+
+/*
  * A set-user-ID and set-group-ID file on a nosuid mount keeps pA: the bits
  * have no effect, so the exec changes no ID.
  */
@@ -191,6 +256,26 @@ TEST_F(exec, nosuid_mount_setid_file_keeps_ambient)
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
 	EXPECT_EQ(NOBODY_GID, d.gid[1]);
 	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(0, d.fifo);
+}
+
+/*
+ * File capabilities on a nosuid mount are ignored: the exec is that of a
+ * plain file, which keeps pA and gains nothing from the file.
+ */
+TEST_F(exec, nosuid_mount_file_caps_keep_ambient)
+{
+	struct dump d;
+
+	mount_nosuid_dir(_metadata, NOSUID_DIR);
+	copy_file(_metadata, DUMP_PATH, NOSUID_FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, NOSUID_FCAP_PATH, BIT_CAP(CAP_DAC_OVERRIDE),
+		      0, true);
+	become_user_with_ambient(_metadata);
+	run_prog(_metadata, NOSUID_FCAP_PATH, &d);
+	expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
+	EXPECT_EQ(0, d.secure);
 	EXPECT_EQ(0, d.raw);
 	EXPECT_EQ(0, d.fifo);
 }
@@ -304,6 +389,47 @@ TEST_F(exec, root_exec_keeps_ambient)
 	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), d.caps.amb);
 	EXPECT_EQ(all_caps(), d.caps.prm);
 	EXPECT_EQ(ROOT_UID, d.uid[1]);
+}
+
+/*
+ * Root's exec gets pP' = pBnd | pI: a capability dropped from the bounding
+ * set and absent from pI is gone after the exec, although root held it.
+ */
+TEST_F(exec, root_exec_permitted_limited_by_bounding_set)
+{
+	const __u64 kept = all_caps() & ~BIT_CAP(CAP_NET_RAW);
+	__u64 eff, prm, inh;
+	struct dump d;
+
+	ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_NET_RAW, 0, 0, 0));
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	set_caps(_metadata, eff, prm, inh & ~BIT_CAP(CAP_NET_RAW));
+	ASSERT_EQ(all_caps(), prm & all_caps());
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(ROOT_UID, d.uid[1]);
+	EXPECT_EQ(kept, d.caps.prm);
+	EXPECT_EQ(kept, d.caps.eff);
+	EXPECT_EQ(EPERM, d.raw);
+}
+
+/*
+ * Root's exec gets pP' = pBnd | pI: a capability dropped from the bounding
+ * set but still in pI stays permitted and effective after the exec.
+ */
+TEST_F(exec, root_exec_permitted_includes_inheritable_outside_bounding_set)
+{
+	__u64 eff, prm, inh;
+	struct dump d;
+
+	ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_NET_RAW, 0, 0, 0));
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	ASSERT_EQ(BIT_CAP(CAP_NET_RAW), inh & BIT_CAP(CAP_NET_RAW));
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(ROOT_UID, d.uid[1]);
+	EXPECT_EQ(EMPTY_SET, d.caps.bnd & BIT_CAP(CAP_NET_RAW));
+	EXPECT_EQ(all_caps(), d.caps.prm);
+	EXPECT_EQ(all_caps(), d.caps.eff);
+	EXPECT_EQ(0, d.raw);
 }
 
 /* An empty pA gives an unprivileged user no capability at all. */

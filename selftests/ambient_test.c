@@ -825,11 +825,14 @@ static int report_child(void *arg)
 	return 0;
 }
 
-/* A child created by clone(2) with CLONE_NEWUSER starts with an empty pA. */
-TEST_F(enter_userns, clone_newuser_clears_ambient)
+/*
+ * Starts report_child() with clone(2) and CLONE_NEWUSER, and gets its report.
+ * Returns false if the kernel cannot create a user namespace.
+ */
+static bool clone_newuser_report(struct __test_metadata *const _metadata,
+				 struct userns_report *report)
 {
 	const size_t stack_size = 1024 * 1024;
-	struct userns_report report = {};
 	int fds[2], status;
 	char *stack;
 	pid_t pid;
@@ -839,18 +842,31 @@ TEST_F(enter_userns, clone_newuser_clears_ambient)
 	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
 	pid = clone(report_child, stack + stack_size, CLONE_NEWUSER | SIGCHLD,
 		    &fds[1]);
-	if (pid < 0)
-		SKIP(return, "cannot create a user namespace: %s",
-		     strerror(errno));
+	if (pid < 0) {
+		TH_LOG("clone(CLONE_NEWUSER) failed: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		free(stack);
+		return false;
+	}
 	ASSERT_EQ(0, close(fds[1]));
-	ASSERT_EQ((ssize_t)sizeof(report),
-		  read(fds[0], &report, sizeof(report)));
+	ASSERT_EQ((ssize_t)sizeof(*report),
+		  read(fds[0], report, sizeof(*report)));
 	ASSERT_EQ(0, close(fds[0]));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	free(stack);
+	return true;
+}
 
+/* A child created by clone(2) with CLONE_NEWUSER starts with an empty pA. */
+TEST_F(enter_userns, clone_newuser_clears_ambient)
+{
+	struct userns_report report = {};
+
+	if (!clone_newuser_report(_metadata, &report))
+		SKIP(return, "cannot create a user namespace");
 	ASSERT_EQ(0, report.capget_ret);
 	ASSERT_EQ(0, report.status_ret);
 	EXPECT_EQ(0, report.is_set_net_raw);
@@ -859,9 +875,29 @@ TEST_F(enter_userns, clone_newuser_clears_ambient)
 	EXPECT_EQ(EMPTY_SET, report.inh);
 	/* pP is full in the new namespace: only pA and pI are emptied. */
 	EXPECT_EQ(all_caps(), report.prm & all_caps());
-	/* The parent keeps its own pA. */
-	EXPECT_EQ(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE),
-		  get_amb(_metadata));
+}
+
+/*
+ * clone(2) with CLONE_NEWUSER gives the child new credentials: the caller
+ * keeps its own, pA and pI included.
+ */
+TEST_F(enter_userns, clone_newuser_caller_keeps_ambient)
+{
+	struct userns_report report = {};
+	struct capsets before, after;
+
+	get_capsets(_metadata, &before);
+	ASSERT_EQ(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE), before.amb);
+	if (!clone_newuser_report(_metadata, &report))
+		SKIP(return, "cannot create a user namespace");
+	get_capsets(_metadata, &after);
+	EXPECT_EQ(before.amb, after.amb);
+	EXPECT_EQ(before.inh, after.inh);
+	EXPECT_EQ(before.prm, after.prm);
+	EXPECT_EQ(before.eff, after.eff);
+	EXPECT_EQ(before.bnd, after.bnd);
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(1, amb_is_set(CAP_SYS_NICE));
 }
 
 /*

@@ -518,17 +518,16 @@ static inline void parse_dump(char *out, struct dump *d)
 }
 
 /*
- * Runs @argv with its standard output in a pipe, and collects what the
- * dumper, started directly or by @argv, printed there.
+ * Collects what the dumper started as @pid, possibly by @name, printed to
+ * @fd, and waits for it to exit.
  */
-static inline void run_dump(struct __test_metadata *const _metadata,
-			    const char *const argv[], struct dump *d)
+static inline void collect_dump(struct __test_metadata *const _metadata,
+				pid_t pid, int fd, const char *name,
+				struct dump *d)
 {
 	char out[4096] = {};
 	size_t len = 0;
 	ssize_t ret;
-	int pipefd[2];
-	pid_t pid;
 
 	memset(d, 0, sizeof(*d));
 	d->secure = -1;
@@ -536,6 +535,33 @@ static inline void run_dump(struct __test_metadata *const _metadata,
 	d->fifo = -1;
 	memset(d->uid, 0xff, sizeof(d->uid));
 	memset(d->gid, 0xff, sizeof(d->gid));
+
+	while ((ret = read(fd, out + len, sizeof(out) - 1 - len)) > 0)
+		len += ret;
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(pid, waitpid(pid, &d->status, 0));
+	parse_dump(out, d);
+
+	ASSERT_TRUE(WIFEXITED(d->status));
+	ASSERT_EQ(0, WEXITSTATUS(d->status))
+	{
+		TH_LOG("%s exited with %d", name, WEXITSTATUS(d->status));
+	}
+	ASSERT_TRUE(d->has_amb)
+	{
+		TH_LOG("%s did not report an ambient set", name);
+	}
+}
+
+/*
+ * Runs @argv with its standard output in a pipe, and collects what the
+ * dumper, started directly or by @argv, printed there.
+ */
+static inline void run_dump(struct __test_metadata *const _metadata,
+			    const char *const argv[], struct dump *d)
+{
+	int pipefd[2];
+	pid_t pid;
 
 	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 	pid = fork();
@@ -547,21 +573,7 @@ static inline void run_dump(struct __test_metadata *const _metadata,
 		_exit(127);
 	}
 	ASSERT_EQ(0, close(pipefd[1]));
-	while ((ret = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += ret;
-	ASSERT_EQ(0, close(pipefd[0]));
-	ASSERT_EQ(pid, waitpid(pid, &d->status, 0));
-	parse_dump(out, d);
-
-	ASSERT_TRUE(WIFEXITED(d->status));
-	ASSERT_EQ(0, WEXITSTATUS(d->status))
-	{
-		TH_LOG("%s exited with %d", argv[0], WEXITSTATUS(d->status));
-	}
-	ASSERT_TRUE(d->has_amb)
-	{
-		TH_LOG("%s did not report an ambient set", argv[0]);
-	}
+	collect_dump(_metadata, pid, pipefd[0], argv[0], d);
 }
 
 #endif /* _SELFTESTS_CAPABILITIES_COMMON_H */
