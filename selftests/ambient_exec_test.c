@@ -238,6 +238,70 @@ TEST_F(exec, traced_setuid_exec_still_clears_ambient)
 }
 
 /*
+ * Which exec is "set-ID", and so clears pA, changed in Linux 6.17 (commit
+ * 337490f0007f, "exec: Correct the permission check for unsafe exec"):
+ * before, the new effective IDs were compared with the caller's real IDs;
+ * since, the new effective user ID with the old effective one, and the new
+ * effective group ID with the caller's groups.  A plain file run with an
+ * effective ID other than the real one tells the two rules apart: each
+ * kernel must follow its own.  Either way the exec is secure (AT_SECURE).
+ */
+static bool setid_compares_effective_ids(void)
+{
+	return ksft_min_kernel_version(6, 17);
+}
+
+TEST_F(exec, setid_rule_euid_not_ruid_plain_file)
+{
+	bool kept = setid_compares_effective_ids();
+	struct dump d;
+
+	become_user(_metadata, NOBODY_UID, NOBODY_GID,
+		    HELD_CAPS | BIT_CAP(CAP_SETUID));
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	ASSERT_EQ(0, syscall(SYS_setresuid, (uid_t)-1, OTHER_UID, (uid_t)-1));
+	ASSERT_EQ(AMB_CAPS, get_amb(_metadata));
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(NOBODY_UID, d.uid[0]);
+	EXPECT_EQ(OTHER_UID, d.uid[1]);
+	EXPECT_EQ(1, d.secure);
+	if (kept) {
+		expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
+		EXPECT_EQ(0, d.raw);
+	} else {
+		expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
+		EXPECT_EQ(EPERM, d.raw);
+	}
+}
+
+TEST_F(exec, setid_rule_egid_not_rgid_plain_file)
+{
+	bool kept = setid_compares_effective_ids();
+	struct dump d;
+
+	become_user(_metadata, NOBODY_UID, NOBODY_GID,
+		    HELD_CAPS | BIT_CAP(CAP_SETGID));
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	/* the filesystem GID follows the effective one: in_group_p() holds */
+	ASSERT_EQ(0, syscall(SYS_setresgid, (gid_t)-1, OTHER_GID, (gid_t)-1));
+	ASSERT_EQ(AMB_CAPS, get_amb(_metadata));
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(NOBODY_GID, d.gid[0]);
+	EXPECT_EQ(OTHER_GID, d.gid[1]);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	EXPECT_EQ(1, d.secure);
+	if (kept) {
+		expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
+		EXPECT_EQ(0, d.raw);
+	} else {
+		expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
+		EXPECT_EQ(EPERM, d.raw);
+	}
+}
+
+/*
  * A set-user-ID and set-group-ID file on a nosuid mount keeps pA: the bits
  * have no effect, so the exec changes no ID.
  */
