@@ -238,8 +238,8 @@ TEST_F(exec, traced_setuid_exec_still_clears_ambient)
 }
 
 /*
- * Which exec is "set-ID", and so clears pA, changed in Linux 6.17 (commit
- * 337490f0007f, "exec: Correct the permission check for unsafe exec"):
+ * Which exec is "set-ID", and so clears pA, changed in Linux 6.17 with
+ * commit 337490f0007f ("exec: Correct the permission check for unsafe exec"):
  * before, the new effective IDs were compared with the caller's real IDs;
  * since, the new effective user ID with the old effective one, and the new
  * effective group ID with the caller's groups.  A plain file run with an
