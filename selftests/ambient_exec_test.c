@@ -28,6 +28,286 @@
 /* ... and what it raises in pA. */
 #define AMB_CAPS (BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE))
 
+/*
+ * Gets the path of a program installed next to the running test, and
+ * returns whether it can be executed.
+ */
+static bool helper_path(struct __test_metadata *const _metadata,
+			const char *name, char *buf, size_t size)
+{
+	char exe[PATH_MAX] = {};
+	ssize_t len;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, len);
+	ASSERT_GT(size, (size_t)snprintf(buf, size, "%s/%s", dirname(exe),
+					 name));
+	return !access(buf, X_OK);
+}
+
+/*
+ * Enters a private mount namespace and mounts a fresh tmpfs on WORK_DIR,
+ * where file capabilities and set-user-ID bits are honoured.
+ */
+static void mount_workdir(struct __test_metadata *const _metadata)
+{
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (mkdir(WORK_DIR, 01777))
+		ASSERT_EQ(EEXIST, errno);
+	ASSERT_EQ(0, mount("tmpfs", WORK_DIR, "tmpfs", 0, "mode=0755"))
+	{
+		TH_LOG("Failed to mount tmpfs: %s", strerror(errno));
+	}
+}
+
+/*
+ * Mounts a fresh tmpfs with MS_NOSUID on @dir, a new directory below
+ * WORK_DIR: set-user-ID and set-group-ID bits on its files have no effect.
+ */
+static void mount_nosuid_dir(struct __test_metadata *const _metadata,
+			     const char *dir)
+{
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	ASSERT_EQ(0, mount("tmpfs", dir, "tmpfs", MS_NOSUID, "mode=0755"))
+	{
+		TH_LOG("Failed to mount nosuid tmpfs: %s", strerror(errno));
+	}
+}
+
+/* Copies what @in reads to @dst, then sets its owner and mode. */
+static void copy_fd(struct __test_metadata *const _metadata, int in,
+		    const char *dst, uid_t uid, gid_t gid, mode_t mode)
+{
+	char buf[4096];
+	ssize_t len;
+	int out;
+
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	ASSERT_LE(0, out);
+	while ((len = read(in, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(len, write(out, buf, len));
+	ASSERT_EQ(0, len);
+	ASSERT_EQ(0, fchown(out, uid, gid));
+	/* Changing the owner clears the set-ID bits: set the mode last. */
+	ASSERT_EQ(0, fchmod(out, mode));
+	ASSERT_EQ(0, close(out));
+}
+
+/* Copies @src to @dst, a new file of @uid and @gid with @mode. */
+static void copy_file(struct __test_metadata *const _metadata,
+		      const char *src, const char *dst,
+		      uid_t uid, gid_t gid, mode_t mode)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, in);
+	copy_fd(_metadata, in, dst, uid, gid, mode);
+	ASSERT_EQ(0, close(in));
+}
+
+/*
+ * Mounts the work directory and copies the dumper at @dump into it.  The
+ * dumper is opened first: the suite may be installed under WORK_DIR, which
+ * the new tmpfs hides.
+ */
+static void setup_workdir(struct __test_metadata *const _metadata,
+			  const char *dump)
+{
+	int in = open(dump, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, in);
+	mount_workdir(_metadata);
+	copy_fd(_metadata, in, DUMP_PATH, 0, 0, 0755);
+	ASSERT_EQ(0, close(in));
+}
+
+/* Writes a file holding @text. */
+static void write_file(struct __test_metadata *const _metadata,
+		       const char *path, const char *text, mode_t mode)
+{
+	const ssize_t len = strlen(text);
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(len, write(fd, text, len));
+	ASSERT_EQ(0, fchmod(fd, mode));
+	ASSERT_EQ(0, close(fd));
+}
+
+/* Gives @path the version 2 file capabilities @prm, @inh and @effective. */
+static void set_file_caps(struct __test_metadata *const _metadata,
+			  const char *path, __u64 prm, __u64 inh,
+			  bool effective)
+{
+	struct vfs_cap_data data = {
+		.magic_etc = htole32(VFS_CAP_REVISION_2 |
+				     (effective ? VFS_CAP_FLAGS_EFFECTIVE : 0)),
+		.data = {
+			{
+				.permitted = htole32((__u32)prm),
+				.inheritable = htole32((__u32)inh),
+			},
+			{
+				.permitted = htole32((__u32)(prm >> 32)),
+				.inheritable = htole32((__u32)(inh >> 32)),
+			},
+		},
+	};
+
+	ASSERT_EQ(0, setxattr(path, XATTR_NAME_CAPS, &data, sizeof(data), 0))
+	{
+		TH_LOG("Failed to set file capabilities: %s", strerror(errno));
+	}
+}
+
+/* What the dumper reported about the credentials it was started with. */
+struct dump {
+	/* Wait status of the started program. */
+	int status;
+	struct capsets caps;
+	/* Whether the dumper found a CapAmb line in its status file. */
+	bool has_amb;
+	/* Value of getauxval(AT_SECURE), or -1 if not reported. */
+	long secure;
+	uid_t uid[3];
+	gid_t gid[3];
+	/* Result of the requested operation: 0 or an errno, -1 if not tried. */
+	int raw;
+	int fifo;
+	/* First non-option argument, e.g. the script when an interpreter. */
+	char arg[PATH_MAX];
+};
+
+/* The dumped program ran with these ambient, permitted and effective sets. */
+static void expect_exec_sets(struct __test_metadata *_metadata,
+			     const struct dump *d,
+			     __u64 amb, __u64 prm, __u64 eff)
+{
+	EXPECT_EQ(amb, d->caps.amb);
+	EXPECT_EQ(prm, d->caps.prm);
+	EXPECT_EQ(eff, d->caps.eff);
+}
+
+static void parse_dump(char *out, struct dump *d)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *val = strchr(line, '=');
+
+		if (!val)
+			continue;
+		*val++ = '\0';
+		if (!strcmp(line, "inh")) {
+			d->caps.inh = strtoull(val, NULL, 16);
+		} else if (!strcmp(line, "prm")) {
+			d->caps.prm = strtoull(val, NULL, 16);
+		} else if (!strcmp(line, "eff")) {
+			d->caps.eff = strtoull(val, NULL, 16);
+		} else if (!strcmp(line, "bnd")) {
+			d->caps.bnd = strtoull(val, NULL, 16);
+		} else if (!strcmp(line, "amb")) {
+			d->has_amb = strcmp(val, "none");
+			d->caps.amb = strtoull(val, NULL, 16);
+		} else if (!strcmp(line, "secure")) {
+			d->secure = strtol(val, NULL, 10);
+		} else if (!strcmp(line, "uid")) {
+			if (sscanf(val, "%u,%u,%u", &d->uid[0], &d->uid[1],
+				   &d->uid[2]) != 3)
+				memset(d->uid, 0xff, sizeof(d->uid));
+		} else if (!strcmp(line, "gid")) {
+			if (sscanf(val, "%u,%u,%u", &d->gid[0], &d->gid[1],
+				   &d->gid[2]) != 3)
+				memset(d->gid, 0xff, sizeof(d->gid));
+		} else if (!strcmp(line, "raw")) {
+			d->raw = strtol(val, NULL, 10);
+		} else if (!strcmp(line, "fifo")) {
+			d->fifo = strtol(val, NULL, 10);
+		} else if (!strcmp(line, "arg")) {
+			snprintf(d->arg, sizeof(d->arg), "%s", val);
+		}
+	}
+}
+
+/*
+ * Collects what the dumper started as @pid, possibly by @name, printed to
+ * @fd, and waits for it to exit.
+ */
+static void collect_dump(struct __test_metadata *const _metadata,
+			 pid_t pid, int fd, const char *name,
+			 struct dump *d)
+{
+	char out[4096] = {};
+	size_t len = 0;
+	ssize_t ret;
+
+	memset(d, 0, sizeof(*d));
+	d->secure = -1;
+	d->raw = -1;
+	d->fifo = -1;
+	memset(d->uid, 0xff, sizeof(d->uid));
+	memset(d->gid, 0xff, sizeof(d->gid));
+
+	while ((ret = read(fd, out + len, sizeof(out) - 1 - len)) > 0)
+		len += ret;
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(pid, waitpid(pid, &d->status, 0));
+	parse_dump(out, d);
+
+	ASSERT_TRUE(WIFEXITED(d->status));
+	ASSERT_EQ(0, WEXITSTATUS(d->status))
+	{
+		TH_LOG("%s exited with %d", name, WEXITSTATUS(d->status));
+	}
+	ASSERT_TRUE(d->has_amb)
+	{
+		TH_LOG("%s did not report an ambient set", name);
+	}
+}
+
+/*
+ * Starts @argv with its standard output in a pipe and returns the child's
+ * PID; the read end of the pipe is put in *@fd.  With @traced, the child
+ * first asks to be traced (PTRACE_TRACEME) and exits with 125 if it cannot.
+ */
+static pid_t spawn_dump(struct __test_metadata *const _metadata,
+			const char *const argv[], bool traced, int *fd)
+{
+	int pipefd[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		if (traced && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(125);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ASSERT_EQ(0, close(pipefd[1]));
+	*fd = pipefd[0];
+	return pid;
+}
+
+/*
+ * Runs @argv with its standard output in a pipe, and collects what the
+ * dumper, started directly or by @argv, printed there.
+ */
+static void run_dump(struct __test_metadata *const _metadata,
+		     const char *const argv[], struct dump *d)
+{
+	int fd;
+	pid_t pid = spawn_dump(_metadata, argv, false, &fd);
+
+	collect_dump(_metadata, pid, fd, argv[0], d);
+}
+
 FIXTURE(exec) {};
 
 FIXTURE_SETUP(exec)
@@ -39,8 +319,7 @@ FIXTURE_SETUP(exec)
 	setup_root(_metadata);
 	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
 		SKIP(return, DUMP_NAME " not found");
-	mount_workdir(_metadata);
-	copy_file(_metadata, dump, DUMP_PATH, 0, 0, 0755);
+	setup_workdir(_metadata, dump);
 }
 
 FIXTURE_TEARDOWN(exec)
@@ -76,24 +355,12 @@ static bool run_traced(struct __test_metadata *const _metadata,
 		       const char *path, struct dump *d)
 {
 	const char *const argv[] = { path, "--raw", NULL };
-	int pipefd[2], status;
-	pid_t pid;
+	int fd, status;
+	pid_t pid = spawn_dump(_metadata, argv, true, &fd);
 
-	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		if (dup2(pipefd[1], STDOUT_FILENO) < 0)
-			_exit(126);
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-			_exit(125);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	ASSERT_EQ(0, close(pipefd[1]));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 125) {
-		ASSERT_EQ(0, close(pipefd[0]));
+		ASSERT_EQ(0, close(fd));
 		return false;
 	}
 	ASSERT_TRUE(WIFSTOPPED(status))
@@ -102,7 +369,7 @@ static bool run_traced(struct __test_metadata *const _metadata,
 	}
 	ASSERT_EQ(SIGTRAP, WSTOPSIG(status));
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, NULL, NULL));
-	collect_dump(_metadata, pid, pipefd[0], path, d);
+	collect_dump(_metadata, pid, fd, path, d);
 	return true;
 }
 
@@ -174,6 +441,34 @@ TEST_F(exec, empty_file_caps_clear_ambient)
 	EXPECT_EQ(EPERM, d.raw);
 }
 
+/*
+ * A program whose file effective bit is set must get the whole of fP: when
+ * the bounding set withholds part of it, execve() fails with EPERM.
+ */
+TEST_F(exec, file_caps_effective_exec_fails_without_all_of_fp)
+{
+	int status;
+	pid_t pid;
+
+	copy_file(_metadata, DUMP_PATH, FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, FCAP_PATH, BIT_CAP(CAP_DAC_OVERRIDE), 0, true);
+	ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0));
+	become_user_with_ambient(_metadata);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(126);
+		execl(FCAP_PATH, FCAP_PATH, (char *)NULL);
+		_exit(errno);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EPERM, WEXITSTATUS(status));
+}
+
 /* An exec that gains file capabilities is a secure exec. */
 TEST_F(exec, file_caps_exec_is_secure)
 {
@@ -242,18 +537,36 @@ TEST_F(exec, traced_setuid_exec_still_clears_ambient)
  * commit 337490f0007f ("exec: Correct the permission check for unsafe exec"):
  * before, the new effective IDs were compared with the caller's real IDs;
  * since, the new effective user ID with the old effective one, and the new
- * effective group ID with the caller's groups.  A plain file run with an
- * effective ID other than the real one tells the two rules apart: each
- * kernel must follow its own.  Either way the exec is secure (AT_SECURE).
+ * effective group ID with the caller's file-system and supplementary groups.
+ * The tests below tell the two rules apart: each kernel must follow its own,
+ * so that the suite passes on stable kernels and on mainline alike.
  */
 static bool setid_compares_effective_ids(void)
 {
 	return ksft_min_kernel_version(6, 17);
 }
 
+/*
+ * The exec just made is set-ID under the rule before 6.17 only: pA is kept
+ * since, cleared before.  It is secure (AT_SECURE) under both rules, as the
+ * new effective user or group ID differs from the caller's real one.
+ */
+static void expect_setid_rule(struct __test_metadata *const _metadata,
+			      const struct dump *d)
+{
+	EXPECT_EQ(1, d->secure);
+	if (setid_compares_effective_ids()) {
+		expect_exec_sets(_metadata, d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
+		EXPECT_EQ(0, d->raw);
+	} else {
+		expect_exec_sets(_metadata, d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
+		EXPECT_EQ(EPERM, d->raw);
+	}
+}
+
+/* A plain file run with an effective user ID other than the real one. */
 TEST_F(exec, setid_rule_euid_not_ruid_plain_file)
 {
-	bool kept = setid_compares_effective_ids();
 	struct dump d;
 
 	become_user(_metadata, NOBODY_UID, NOBODY_GID,
@@ -265,40 +578,51 @@ TEST_F(exec, setid_rule_euid_not_ruid_plain_file)
 	run_prog(_metadata, DUMP_PATH, &d);
 	EXPECT_EQ(NOBODY_UID, d.uid[0]);
 	EXPECT_EQ(OTHER_UID, d.uid[1]);
-	EXPECT_EQ(1, d.secure);
-	if (kept) {
-		expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
-		EXPECT_EQ(0, d.raw);
-	} else {
-		expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
-		EXPECT_EQ(EPERM, d.raw);
-	}
+	expect_setid_rule(_metadata, &d);
 }
 
+/*
+ * A plain file run with an effective group ID other than the real one; the
+ * file-system group ID follows the effective one, so in_group_p() holds.
+ */
 TEST_F(exec, setid_rule_egid_not_rgid_plain_file)
 {
-	bool kept = setid_compares_effective_ids();
 	struct dump d;
 
 	become_user(_metadata, NOBODY_UID, NOBODY_GID,
 		    HELD_CAPS | BIT_CAP(CAP_SETGID));
 	raise_amb(_metadata, CAP_NET_RAW);
 	raise_amb(_metadata, CAP_SYS_NICE);
-	/* the filesystem GID follows the effective one: in_group_p() holds */
 	ASSERT_EQ(0, syscall(SYS_setresgid, (gid_t)-1, OTHER_GID, (gid_t)-1));
 	ASSERT_EQ(AMB_CAPS, get_amb(_metadata));
 	run_prog(_metadata, DUMP_PATH, &d);
 	EXPECT_EQ(NOBODY_GID, d.gid[0]);
 	EXPECT_EQ(OTHER_GID, d.gid[1]);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
-	EXPECT_EQ(1, d.secure);
-	if (kept) {
-		expect_exec_sets(_metadata, &d, AMB_CAPS, AMB_CAPS, AMB_CAPS);
-		EXPECT_EQ(0, d.raw);
-	} else {
-		expect_exec_sets(_metadata, &d, EMPTY_SET, EMPTY_SET, EMPTY_SET);
-		EXPECT_EQ(EPERM, d.raw);
-	}
+	expect_setid_rule(_metadata, &d);
+}
+
+/*
+ * A set-group-ID file whose group is one of the caller's supplementary
+ * groups, but not its real, effective or file-system group.
+ */
+TEST_F(exec, setid_rule_setgid_file_of_supplementary_group)
+{
+	const gid_t groups[] = { OTHER_GID };
+	struct dump d;
+
+	copy_file(_metadata, DUMP_PATH, SETID_PATH, 0, OTHER_GID, 02755);
+	become_user(_metadata, NOBODY_UID, NOBODY_GID,
+		    HELD_CAPS | BIT_CAP(CAP_SETGID));
+	ASSERT_EQ(0, syscall(SYS_setgroups, 1, groups));
+	raise_amb(_metadata, CAP_NET_RAW);
+	raise_amb(_metadata, CAP_SYS_NICE);
+	ASSERT_EQ(AMB_CAPS, get_amb(_metadata));
+	run_prog(_metadata, SETID_PATH, &d);
+	EXPECT_EQ(NOBODY_GID, d.gid[0]);
+	EXPECT_EQ(OTHER_GID, d.gid[1]);
+	EXPECT_EQ(NOBODY_UID, d.uid[1]);
+	expect_setid_rule(_metadata, &d);
 }
 
 /*
@@ -314,7 +638,7 @@ TEST_F(exec, nosuid_mount_setid_file_keeps_ambient)
 	copy_file(_metadata, DUMP_PATH, NOSUID_PATH, OTHER_UID, OTHER_GID,
 		  06755);
 	ASSERT_EQ(0, stat(NOSUID_PATH, &st));
-	ASSERT_EQ(06000, st.st_mode & 06000);
+	ASSERT_EQ((mode_t)06000, st.st_mode & 06000);
 	become_user_with_ambient(_metadata);
 	run_prog(_metadata, NOSUID_PATH, &d);
 	EXPECT_EQ(NOBODY_UID, d.uid[1]);
@@ -346,7 +670,7 @@ TEST_F(exec, nosuid_mount_file_caps_keep_ambient)
 
 /*
  * A set-user-ID file owned by the caller keeps pA: the effective user ID
- * after the exec equals the real one.
+ * after the exec is the caller's, both its real and its effective one.
  */
 TEST_F(exec, setuid_file_of_own_uid_keeps_ambient)
 {
@@ -363,7 +687,7 @@ TEST_F(exec, setuid_file_of_own_uid_keeps_ambient)
 
 /*
  * A set-group-ID file of the caller's group keeps pA: the effective group
- * ID after the exec equals the real one.
+ * ID after the exec is the caller's, both its real and its effective one.
  */
 TEST_F(exec, setgid_file_of_own_gid_keeps_ambient)
 {
@@ -635,8 +959,7 @@ FIXTURE_SETUP(client)
 	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
 		SKIP(return, DUMP_NAME " not found");
 
-	mount_workdir(_metadata);
-	copy_file(_metadata, dump, DUMP_PATH, 0, 0, 0755);
+	setup_workdir(_metadata, dump);
 	/* The shell starts the dumper as a child, not with exec. */
 	snprintf(script, sizeof(script), "#!" SHELL_PATH "\n%s %s\n",
 		 DUMP_PATH, variant->fifo ? "--fifo" : "--raw");
@@ -647,7 +970,7 @@ FIXTURE_TEARDOWN(client)
 {
 }
 
-TEST_F(client, shell_script_child_uses_cap)
+TEST_F(client, shell_script_child_cap_follows_ambient)
 {
 	char arg1[64], arg2[64], arg3[64], arg4[64];
 	const char *argv[16];
