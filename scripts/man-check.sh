@@ -8,7 +8,7 @@
 #           (statically), and its shell session, run in a QEMU guest of the
 #           stock kernel, prints exactly what the page shows
 #   names   every test named in man-pages/README.md exists in the suite source
-#   results every named test passed in build/results/stock.tsv
+#   results every named test passed in build/results/{stock,upstream}.tsv
 # One line per check; exit status 1 if any failed.
 #
 # The guest boots build/obj/stock/arch/x86/boot/bzImage (KIMAGE=path boots
@@ -18,7 +18,6 @@
 MAN=$BUILD/man-pages
 WORK=$BUILD/man-check
 README=$TOP/man-pages/README.md
-RESULTS=$BUILD/results/stock.tsv
 GUEST_KERNEL=${KIMAGE:-$OBJ/stock/arch/x86/boot/bzImage}
 
 failed=0
@@ -225,20 +224,23 @@ else
 	pass names "all $(echo "$named" | wc -l) tests named in the README exist in ${suite#"$TOP"/}"
 fi
 
-# 5. results
-if [ ! -f "$RESULTS" ]; then
-	fail results "build/results/stock.tsv not found: run make kselftest KERNEL=stock first"
-else
+# 5. results, on 6.12 and on today's kernel: the pages describe both
+for k in stock upstream; do
+	tsv=$BUILD/results/$k.tsv
+	if [ ! -f "$tsv" ]; then
+		fail "results-$k" "build/results/$k.tsv not found: run make kselftest KERNEL=$k first"
+		continue
+	fi
 	notpass=$(printf '%s\n' "$named" | while read -r t; do
-		r=$(awk -F'\t' -v t="$t" '$3 == t { print $1 }' "$RESULTS" | sort -u | paste -sd/)
+		r=$(awk -F'\t' -v t="$t" '$3 == t { print $1 }' "$tsv" | sort -u | paste -sd/)
 		[ "$r" = PASS ] || printf '%s: %s\n' "$t" "${r:-not run}"
 	done)
 	if [ -n "$notpass" ]; then
-		fail results "named tests that did not pass on stock:"
+		fail "results-$k" "named tests that did not pass on $k:"
 		printf '%s\n' "$notpass" | detail
 	else
-		pass results "all $(echo "$named" | wc -l) named tests PASS in build/results/stock.tsv"
+		pass "results-$k" "all $(echo "$named" | wc -l) named tests PASS in build/results/$k.tsv"
 	fi
-fi
+done
 
 exit $failed
