@@ -972,7 +972,7 @@ FIXTURE_TEARDOWN(client)
 
 TEST_F(client, shell_script_child_cap_follows_ambient)
 {
-	char arg1[64], arg2[64], arg3[64], arg4[64];
+	char arg1[64], arg2[64], arg3[64], arg4[64], arg5[64];
 	const char *argv[16];
 	struct dump d;
 	int i = 0, result;
@@ -983,9 +983,15 @@ TEST_F(client, shell_script_child_cap_follows_ambient)
 			 "--caps=%s,cap_setpcap,cap_setuid,cap_setgid+eip",
 			 variant->cap_name);
 		snprintf(arg2, sizeof(arg2), "--addamb=%s", variant->cap_name);
+		/* Numeric IDs: --user=nobody needs a passwd entry. */
+		snprintf(arg3, sizeof(arg3), "--gid=%u", NOBODY_GID);
+		snprintf(arg4, sizeof(arg4), "--groups=%u", NOBODY_GID);
+		snprintf(arg5, sizeof(arg5), "--uid=%u", NOBODY_UID);
 		argv[i++] = arg1;
 		argv[i++] = "--keep=1";
-		argv[i++] = "--user=nobody";
+		argv[i++] = arg3;
+		argv[i++] = arg4;
+		argv[i++] = arg5;
 		if (variant->ambient)
 			argv[i++] = arg2;
 		argv[i++] = "--shell=" SHELL_PATH;
