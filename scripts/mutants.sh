@@ -5,6 +5,7 @@
 # mutant with the usual test initramfs and check that the suite notices.
 #
 #   mutants.sh [NAME...]        (default: every tests/mutants/*.patch)
+#   mutants.sh --check          the set make check plants (CHECK_SET below)
 #
 # A mutant is killed when a test fails or the guest does not finish
 # cleanly (a WARN from the kernel's invariant checks panics the guest under
@@ -33,6 +34,14 @@ export VM_TIMEOUT=${VM_TIMEOUT:-150}
 
 lock obj-mutant
 mkdir -p "$mlogs" "$BUILD/results"
+
+# What make check plants: a third of the mutants, one per rule area.
+CHECK_SET="setuid-exec-keeps-ambient raise-ignores-inheritable
+	fcap-exec-keeps-ambient capset-keeps-ambient userns-keeps-ambient
+	setuid-from-root-keeps-ambient ambient-exec-is-secure
+	session-to-parent-drops-ambient no-setuid-fixup-ignored"
+# shellcheck disable=SC2086 # a list of names
+[ "${1:-}" = --check ] && set -- $CHECK_SET
 
 # The mutants to run, in a stable order.
 names=()

@@ -9,6 +9,7 @@
  */
 
 #define _GNU_SOURCE
+#include <linux/keyctl.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -610,6 +611,50 @@ TEST_F(inherit, fork_keeps_ambient)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * KEYCTL_SESSION_TO_PARENT gives the parent new credentials, a copy of its
+ * own with the child's session keyring: the copy keeps the parent's pA.
+ */
+TEST_F(inherit, session_keyring_to_parent_keeps_ambient)
+{
+	long child_ring, ring;
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING,
+		    0) < 0)
+		SKIP(return, "keyctl() failed: %s (CONFIG_KEYS=n?)",
+		     strerror(errno));
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		child_ring = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING,
+				     NULL);
+		if (child_ring < 0)
+			_exit(1);
+		if (write(pipefd[1], &child_ring, sizeof(child_ring)) !=
+		    sizeof(child_ring))
+			_exit(1);
+		_exit(syscall(SYS_keyctl, KEYCTL_SESSION_TO_PARENT) ? 1 : 0);
+	}
+	ASSERT_EQ(0, close(pipefd[1]));
+	/* The new credentials are installed on the way back to user space. */
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ((ssize_t)sizeof(child_ring),
+		  read(pipefd[0], &child_ring, sizeof(child_ring)));
+	ASSERT_EQ(0, close(pipefd[0]));
+	ring = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
+		       KEY_SPEC_SESSION_KEYRING, 0);
+	ASSERT_EQ(child_ring, ring)
+	{
+		TH_LOG("The parent did not get the child's session keyring");
+	}
+	EXPECT_EQ(INHERITED_AMB, get_amb(_metadata));
+}
+
 /* A child created by clone(2) has the ambient set of its parent. */
 TEST_F(inherit, clone_keeps_ambient)
 {
@@ -667,6 +712,19 @@ TEST_F(uid_change, root_to_nonroot_clears_ambient_despite_keep_caps)
 	/* ... but not pA. */
 	EXPECT_EQ(0, amb_is_set(CAP_NET_RAW));
 	EXPECT_EQ(EMPTY_SET, get_amb(_metadata));
+}
+
+/*
+ * SECBIT_NO_SETUID_FIXUP turns off the capability changes of a change of
+ * user ID: leaving root for good then keeps pA.
+ */
+TEST_F(uid_change, no_setuid_fixup_keeps_ambient)
+{
+	ASSERT_EQ(0, set_securebits(SECBIT_NO_SETUID_FIXUP));
+	ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID,
+			     NOBODY_UID));
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
 }
 
 /* Leaving root for good without SECBIT_KEEP_CAPS clears pA too. */
