@@ -780,6 +780,24 @@ TEST_F(exec, root_exec_keeps_ambient)
 }
 
 /*
+ * With SECBIT_NOROOT, root's exec of a plain file is not privileged: like
+ * any other user's, it gets pP' = pE' = pA.
+ */
+TEST_F(exec, noroot_securebit_root_exec_gets_only_ambient)
+{
+	struct dump d;
+
+	raise_amb(_metadata, CAP_NET_RAW);
+	ASSERT_EQ(0, prctl(PR_SET_SECUREBITS, SECBIT_NOROOT, 0, 0, 0));
+	run_prog(_metadata, DUMP_PATH, &d);
+	EXPECT_EQ(ROOT_UID, d.uid[1]);
+	expect_exec_sets(_metadata, &d, BIT_CAP(CAP_NET_RAW),
+			 BIT_CAP(CAP_NET_RAW), BIT_CAP(CAP_NET_RAW));
+	EXPECT_EQ(0, d.raw);
+	EXPECT_EQ(EPERM, d.fifo);
+}
+
+/*
  * Root's exec gets pP' = pBnd | pI: a capability dropped from the bounding
  * set and absent from pI is gone after the exec, although root held it.
  */

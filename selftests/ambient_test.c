@@ -436,6 +436,16 @@ FIXTURE_TEARDOWN(invariant)
 {
 }
 
+/* Dropping a capability from the bounding set leaves it in pA. */
+TEST_F(invariant, bounding_set_drop_keeps_ambient)
+{
+	raise_amb(_metadata, CAP_NET_RAW);
+	ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_NET_RAW, 0, 0, 0));
+	ASSERT_EQ(0, prctl(PR_CAPBSET_READ, CAP_NET_RAW, 0, 0, 0));
+	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
 /* pA is a subset of pP: lowering pP with capset drops the pA bit. */
 TEST_F(invariant, capset_lowering_permitted_drops_ambient)
 {
@@ -725,6 +735,18 @@ TEST_F(uid_change, no_setuid_fixup_keeps_ambient)
 			     NOBODY_UID));
 	EXPECT_EQ(1, amb_is_set(CAP_NET_RAW));
 	EXPECT_EQ(BIT_CAP(CAP_NET_RAW), get_amb(_metadata));
+}
+
+/* A change of the file-system user ID alone leaves pA alone. */
+TEST_F(uid_change, fsuid_change_keeps_ambient)
+{
+	/* CAP_CHOWN is one of the capabilities that follow the fsuid in pE. */
+	raise_amb(_metadata, CAP_CHOWN);
+	syscall(SYS_setfsuid, NOBODY_UID);
+	/* setfsuid() returns the file-system user ID it found */
+	ASSERT_EQ((long)NOBODY_UID, syscall(SYS_setfsuid, (uid_t)-1));
+	EXPECT_EQ(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_CHOWN),
+		  get_amb(_metadata));
 }
 
 /* Leaving root for good without SECBIT_KEEP_CAPS clears pA too. */
