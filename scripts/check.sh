@@ -153,6 +153,8 @@ check cover-letter-figures-measured cover_figures
 
 # The series as a submission.
 check series-up-to-date "$TOP/scripts/series.sh" --check
+# Every rule of tests/rules.md has a test, every test and mutant a rule.
+check rules-table "$TOP/scripts/rules-check.sh"
 check checkpatch-strict "$TOP/scripts/checkpatch.sh"
 check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
 check b4-send-dry-run env DRY_RUN=1 "$TOP/scripts/send.sh"

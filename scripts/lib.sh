@@ -376,3 +376,32 @@ lock() {
 		flock "$lockfd"
 	}
 }
+
+# suite_names DIR: the test names of the harness programs in DIR, as the
+# harness prints them: global.NAME for TEST(NAME),
+# FIXTURE.NAME for TEST_F, FIXTURE.VARIANT.NAME for fixtures with variants.
+# A variant may also be added through a helper macro whose body has
+# FIXTURE_VARIANT_ADD(FIXTURE, <first macro argument>).
+suite_names() {
+	cat "$1"/*.c | tr -d ' \t' | awk -F'[(,)]' '
+		/^#define[A-Za-z_0-9]+\(/ { m = substr($1, 8); inmacro = 1 }
+		inmacro && /FIXTURE_VARIANT_ADD\(/ {
+			split(substr($0, index($0, "FIXTURE_VARIANT_ADD(")), a, "[(,)]")
+			helper[m] = a[2]
+		}
+		inmacro && !/\\$/ { inmacro = 0; next }
+		inmacro { next }
+		/^FIXTURE_VARIANT_ADD\(/ { var[$2] = var[$2] " " $3; next }
+		/^TEST(_SIGNAL)?\(/ { print "global." $2; next }
+		/^TEST_F(_SIGNAL|_TIMEOUT)?\(/ { tf[$2] = tf[$2] " " $3; next }
+		($1 in helper) { var[helper[$1]] = var[helper[$1]] " " $2 }
+		END {
+			for (f in tf) {
+				n = split(tf[f], t, " ")
+				m = split(var[f], v, " ")
+				for (i = 1; i <= n; i++)
+					if (m == 0) print f "." t[i]
+					else for (j = 1; j <= m; j++) print f "." v[j] "." t[i]
+			}
+		}' | sort -u
+}

@@ -181,38 +181,11 @@ done
 # use the harness there, else the copy in selftests/.
 suite=$SRC/ambient/tools/testing/selftests/capabilities
 grep -qs kselftest_harness.h "$suite"/*.c "$suite"/*.h || suite=$TOP/selftests
-# Test names as the harness prints them: global.NAME for TEST(NAME),
-# FIXTURE.NAME for TEST_F, FIXTURE.VARIANT.NAME for fixtures with variants.
-# A variant may also be added through a helper macro whose body has
-# FIXTURE_VARIANT_ADD(FIXTURE, <first macro argument>).
-suite_names() {
-	cat "$suite"/*.c | tr -d ' \t' | awk -F'[(,)]' '
-		/^#define[A-Za-z_0-9]+\(/ { m = substr($1, 8); inmacro = 1 }
-		inmacro && /FIXTURE_VARIANT_ADD\(/ {
-			split(substr($0, index($0, "FIXTURE_VARIANT_ADD(")), a, "[(,)]")
-			helper[m] = a[2]
-		}
-		inmacro && !/\\$/ { inmacro = 0; next }
-		inmacro { next }
-		/^FIXTURE_VARIANT_ADD\(/ { var[$2] = var[$2] " " $3; next }
-		/^TEST(_SIGNAL)?\(/ { print "global." $2; next }
-		/^TEST_F(_SIGNAL|_TIMEOUT)?\(/ { tf[$2] = tf[$2] " " $3; next }
-		($1 in helper) { var[helper[$1]] = var[helper[$1]] " " $2 }
-		END {
-			for (f in tf) {
-				n = split(tf[f], t, " ")
-				m = split(var[f], v, " ")
-				for (i = 1; i <= n; i++)
-					if (m == 0) print f "." t[i]
-					else for (j = 1; j <= m; j++) print f "." v[j] "." t[i]
-			}
-		}' | sort -u
-}
 # Rows of the README table: | claim | page and section | `test`, ... |
 table() { awk -F'|' 'NF >= 5 && $4 !~ /^ *(-+|test name) *$/' "$README"; }
 named=$(table | awk -F'|' '{ print $4 }' | { grep -oE '`[^`]+`' || true; } | tr -d '`' | sort -u)
 untested=$(table | awk -F'|' '$4 !~ /`/ { print $2 }' | sed 's/^ *//; s/ *$//')
-suite_names >"$WORK/suite-names"
+suite_names "$suite" >"$WORK/suite-names"
 missing=$(printf '%s\n' "$named" | comm -23 - "$WORK/suite-names")
 if [ ! -s "$WORK/suite-names" ]; then
 	fail names "no harness tests found in ${suite#"$TOP"/}"

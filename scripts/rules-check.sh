@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Check the rule table tests/rules.md against the suite and the mutants:
+# every test it names exists in selftests/ (a * matches the variants of a
+# fixture), every mutant it names is in tests/mutants/, every rule has a
+# test, and every test of the suite and every mutant belongs to some rule.
+# Prints the counts; exits 1 on any failure.
+. "$(dirname "$0")/lib.sh"
+
+TABLE=$TOP/tests/rules.md
+SUITE=$TOP/selftests
+MUTDIR=$TOP/tests/mutants
+[ -f "$TABLE" ] || die "tests/rules.md is missing" "restore it from git"
+
+# Rows: | # | area | rule | tests | mutants |
+rows() { awk -F'|' 'NF >= 7 && $2 ~ /^ *[0-9]+ *$/' "$TABLE"; }
+names() { { grep -oE '`[^`]+`' || true; } | tr -d '`' | sort -u; }
+
+suite=$(suite_names "$SUITE")
+[ -n "$suite" ] || die "no harness tests found in selftests/" "run make series"
+named=$(rows | awk -F'|' '{ print $5 }' | names)
+mutants=$(rows | awk -F'|' '{ print $6 }' | names)
+bad=0
+
+# matches NAME PATTERNS: whether NAME matches one of the lines of PATTERNS
+# (no pipes: a reader that stops early must not fail the pipeline).
+matches() {
+	local p
+	while read -r p; do
+		# shellcheck disable=SC2254 # the name is a pattern on purpose
+		case $1 in $p) return 0 ;; esac
+	done <<<"$2"
+	return 1
+}
+# covers PATTERN NAMES: whether PATTERN matches one of the lines of NAMES.
+covers() {
+	local n
+	while read -r n; do
+		# shellcheck disable=SC2254
+		case $n in $1) return 0 ;; esac
+	done <<<"$2"
+	return 1
+}
+
+missing=$(while read -r t; do
+	[ -z "$t" ] || covers "$t" "$suite" || echo "$t"
+done <<<"$named")
+[ -z "$missing" ] || { echo "tests named in tests/rules.md but not in the suite:"; sed 's/^/  /' <<<"$missing"; bad=1; }
+
+untested=$(rows | awk -F'|' '$5 !~ /`/ { print "rule" $2 }')
+[ -z "$untested" ] || { echo "rules without a test:"; sed 's/^/  /' <<<"$untested"; bad=1; }
+
+unknown=$(while read -r m; do
+	[ -z "$m" ] || [ -f "$MUTDIR/$m.patch" ] || echo "$m"
+done <<<"$mutants")
+[ -z "$unknown" ] || { echo "mutants named in tests/rules.md but not in tests/mutants/:"; sed 's/^/  /' <<<"$unknown"; bad=1; }
+
+ruleless=$(while read -r s; do
+	matches "$s" "$named" || echo "$s"
+done <<<"$suite")
+[ -z "$ruleless" ] || { echo "tests of the suite that no rule names:"; sed 's/^/  /' <<<"$ruleless"; bad=1; }
+
+orphans=$(for p in "$MUTDIR"/*.patch; do
+	m=$(basename "$p" .patch)
+	grep -qxF "$m" <<<"$mutants" || echo "$m"
+done)
+[ -z "$orphans" ] || { echo "mutants that no rule names:"; sed 's/^/  /' <<<"$orphans"; bad=1; }
+
+nrules=$(rows | wc -l)
+nomut=$(rows | awk -F'|' '$6 !~ /`/' | wc -l)
+echo "rules: $nrules rules, $(wc -l <<<"$suite") tests and $(wc -l <<<"$mutants") mutants named; $nomut rules have no mutant yet"
+[ $bad -eq 0 ] || die "tests/rules.md does not match the suite and the mutants (above)" \
+	"name every test and mutant in a rule, or fix the names"
