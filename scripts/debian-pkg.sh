@@ -60,9 +60,20 @@ APT_OPTS=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourcepar
 [ "$(id -u)" != 0 ] || APT_OPTS+=(-o APT::Sandbox::User=root)
 
 msg "reading the package lists of $suites"
-apt-get "${APT_OPTS[@]}" -q --error-on=any update >"$log" 2>&1 ||
-	die_log "$log" "apt-get update of $suites failed" \
-		"check that $MIRROR (and for -security suites $SECURITY) can be reached, or set DEBIAN_MIRROR / DEBIAN_SECURITY; then run again"
+if ! apt-get "${APT_OPTS[@]}" -q --error-on=any update >"$log" 2>&1; then
+	# A mirror that is not refreshed (a snapshot) serves Release files past
+	# their Valid-Until date.  Their signatures still hold, and the pinned
+	# version is checked against them: accept them, loudly.
+	grep -q 'is expired' "$log" ||
+		die_log "$log" "apt-get update of $suites failed" \
+			"check that $MIRROR (and for -security suites $SECURITY) can be reached, or set DEBIAN_MIRROR / DEBIAN_SECURITY; then run again"
+	loud "$(grep -m1 -o 'Release file for [^ ]* is expired[^.]*' "$log")." \
+		"The archive serves expired Release files (a mirror or snapshot that is not refreshed): using them; their signatures are still checked."
+	APT_OPTS+=(-o Acquire::Check-Valid-Until=false)
+	apt-get "${APT_OPTS[@]}" -q --error-on=any update >"$log" 2>&1 ||
+		die_log "$log" "apt-get update of $suites failed" \
+			"check that $MIRROR (and for -security suites $SECURITY) can be reached, or set DEBIAN_MIRROR / DEBIAN_SECURITY; then run again"
+fi
 
 versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F'|' '{ gsub(/[ \t]/, "", $2); print $2 }' || true)
 [ -n "$versions" ] ||
