@@ -2,15 +2,20 @@
 /*
  * Ambient capability set across execve(2): which programs get it, which
  * lose it, and the use case it exists for, an unprivileged user started by
- * setpriv(1) or capsh(1) with a capability that its children keep using.
+ * setpriv(1) or capsh(1) with a capability that its children keep using;
+ * and how audit records of capability changes report it.
  *
  * Each test mounts its own tmpfs in a private mount namespace and copies the
  * dumper there, so that it can set file capabilities and set-ID bits on it.
  */
 
 #define _GNU_SOURCE
+#include <linux/audit.h>
+#include <linux/netlink.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include "common.h"
 
@@ -316,7 +321,8 @@ FIXTURE_SETUP(exec)
 
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
 		SKIP(return, DUMP_NAME " not found");
 	setup_workdir(_metadata, dump);
@@ -952,11 +958,8 @@ FIXTURE_SETUP(client)
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
 	/* A kernel without PR_CAP_AMBIENT fails here. */
-	ASSERT_EQ(0, amb_clear_all())
-	{
-		TH_LOG("PR_CAP_AMBIENT_CLEAR_ALL failed: %s", strerror(errno));
-	}
-	ASSERT_EQ(EMPTY_SET, get_amb(_metadata));
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 
 	if (variant->capsh) {
 		for (i = 0; capsh_paths[i]; i++) {
@@ -1047,6 +1050,477 @@ TEST_F(client, shell_script_child_cap_follows_ambient)
 		EXPECT_EQ(EMPTY_SET, d.caps.prm);
 		EXPECT_EQ(EPERM, result);
 	}
+}
+
+/*
+ * The audit records of capability changes show the ambient set: BPRM_FCAPS
+ * as old_pa= and pa=, CAPSET as cap_pa=.  The test process registers itself
+ * as the audit daemon through NETLINK_AUDIT, audits execve(2) and capset(2)
+ * of the unprivileged user with an "exit,always" rule, and reads the records
+ * of a child.  The teardown removes the rule and restores the audit status.
+ */
+#define AUDIT_WAIT_SEC 5
+/* The longest record, MAX_AUDIT_MESSAGE_LENGTH of libaudit. */
+#define AUDIT_TEXT_MAX 8970
+/* The value of "enabled" in the audit status once it is locked. */
+#define AUDIT_STATUS_LOCKED 2
+
+#if defined(__x86_64__)
+#define AUDIT_ARCH_SELF AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define AUDIT_ARCH_SELF AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_SELF AUDIT_ARCH_AARCH64
+#endif
+
+struct audit_message {
+	struct nlmsghdr header;
+	union {
+		struct audit_status status;
+		struct audit_rule_data rule;
+		struct nlmsgerr err;
+		char data[AUDIT_TEXT_MAX];
+	};
+};
+
+/* The records of one audited system call of the child. */
+struct audit_event {
+	/* The BPRM_FCAPS and CAPSET records, empty if there is none. */
+	char fcaps[AUDIT_TEXT_MAX];
+	char capset[AUDIT_TEXT_MAX];
+};
+
+/*
+ * Receives one message from the kernel: with the length quirk of the audit
+ * records, each comes in a datagram of its own.  Returns 0, or a negative
+ * errno value, -EAGAIN when none came within the receive timeout.
+ */
+static int audit_recv(int fd, struct audit_message *msg)
+{
+	struct sockaddr_nl addr;
+	socklen_t addrlen = sizeof(addr);
+	ssize_t len;
+
+	memset(msg, 0, sizeof(*msg));
+	/* The last byte stays 0 and ends the text of a record. */
+	len = recvfrom(fd, msg, sizeof(*msg) - 1, 0, (struct sockaddr *)&addr,
+		       &addrlen);
+	if (len < 0)
+		return -errno;
+	if (len < (ssize_t)NLMSG_HDRLEN || addr.nl_pid != 0)
+		return -EPROTO;
+	return 0;
+}
+
+/*
+ * Sends @req and waits for the kernel's answer: the reply of the same type
+ * into @reply if not NULL, else the acknowledgment.  Returns 0 or the
+ * negative errno value of the kernel or of the socket.
+ */
+static int audit_request(int fd, struct audit_message *req,
+			 struct audit_message *reply)
+{
+	static __u32 seq;
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+	};
+	struct audit_message msg;
+	int err;
+
+	req->header.nlmsg_flags = NLM_F_REQUEST | (reply ? 0 : NLM_F_ACK);
+	req->header.nlmsg_seq = ++seq;
+	if (sendto(fd, req, req->header.nlmsg_len, 0, (struct sockaddr *)&addr,
+		   sizeof(addr)) < 0)
+		return -errno;
+	/* Records have a sequence number of 0: they are skipped. */
+	for (;;) {
+		err = audit_recv(fd, &msg);
+		if (err)
+			return err;
+		if (msg.header.nlmsg_seq != seq)
+			continue;
+		if (msg.header.nlmsg_type == NLMSG_ERROR) {
+			if (msg.err.error || !reply)
+				return msg.err.error;
+		} else if (reply &&
+			   msg.header.nlmsg_type == req->header.nlmsg_type) {
+			*reply = msg;
+			return 0;
+		}
+	}
+}
+
+static int audit_get_status(int fd, struct audit_status *status)
+{
+	struct audit_message req = {
+		.header = {
+			.nlmsg_len = NLMSG_LENGTH(0),
+			.nlmsg_type = AUDIT_GET,
+		},
+	};
+	struct audit_message reply;
+	int err;
+
+	err = audit_request(fd, &req, &reply);
+	if (!err)
+		*status = reply.status;
+	return err;
+}
+
+/* Sets the audit status field that @mask names to @enabled or @pid. */
+static int audit_set_status(int fd, __u32 mask, __u32 enabled, __u32 pid)
+{
+	struct audit_message req = {
+		.header = {
+			.nlmsg_len = NLMSG_LENGTH(sizeof(req.status)),
+			.nlmsg_type = AUDIT_SET,
+		},
+		.status = {
+			.mask = mask,
+			.enabled = enabled,
+			.pid = pid,
+		},
+	};
+
+	return audit_request(fd, &req, NULL);
+}
+
+/*
+ * Adds or deletes (@type) the rule "exit,always" for execve(2) and capset(2)
+ * of the unprivileged user, on the architecture of this program.
+ */
+static int audit_change_rule(int fd, __u16 type)
+{
+	struct audit_message req = {
+		.header = {
+			.nlmsg_len = NLMSG_LENGTH(sizeof(req.rule)),
+			.nlmsg_type = type,
+		},
+		.rule = {
+			.flags = AUDIT_FILTER_EXIT,
+			.action = AUDIT_ALWAYS,
+		},
+	};
+	struct audit_rule_data *rule = &req.rule;
+
+	rule->mask[AUDIT_WORD(SYS_execve)] |= AUDIT_BIT(SYS_execve);
+	rule->mask[AUDIT_WORD(SYS_capset)] |= AUDIT_BIT(SYS_capset);
+	rule->fields[rule->field_count] = AUDIT_UID;
+	rule->fieldflags[rule->field_count] = AUDIT_EQUAL;
+	rule->values[rule->field_count++] = NOBODY_UID;
+#ifdef AUDIT_ARCH_SELF
+	rule->fields[rule->field_count] = AUDIT_ARCH;
+	rule->fieldflags[rule->field_count] = AUDIT_EQUAL;
+	rule->values[rule->field_count++] = AUDIT_ARCH_SELF;
+#endif
+	return audit_request(fd, &req, NULL);
+}
+
+/*
+ * Reads records until a CONFIG_CHANGE one of audit_enabled has come: all
+ * that were queued before it have come too, and none is left to be printed
+ * to the console once the test is no longer the audit daemon.
+ */
+static void audit_drain(int fd)
+{
+	struct audit_message msg;
+
+	while (!audit_recv(fd, &msg)) {
+		if (msg.header.nlmsg_type == AUDIT_CONFIG_CHANGE &&
+		    strstr(msg.data, " audit_enabled="))
+			break;
+	}
+}
+
+/* The audit socket, the status to restore and what is to undo. */
+struct audit_setup {
+	int fd;
+	struct audit_status old;
+	bool registered;
+	bool rule_added;
+	bool enabled;
+};
+
+/* Undoes what audit_start() did, in reverse order. */
+static void audit_stop(struct audit_setup *a)
+{
+	if (a->fd < 0)
+		return;
+	if (a->enabled &&
+	    !audit_set_status(a->fd, AUDIT_STATUS_ENABLED,
+			      a->old.enabled, 0))
+		audit_drain(a->fd);
+	if (a->rule_added)
+		audit_change_rule(a->fd, AUDIT_DEL_RULE);
+	if (a->registered)
+		audit_set_status(a->fd, AUDIT_STATUS_PID, 0, 0);
+	close(a->fd);
+}
+
+/*
+ * Registers the test process as the audit daemon, adds the rule and enables
+ * audit, in this order: nothing is logged while audit is disabled, and what
+ * is logged afterwards goes to this process.  Returns 0 or a negative errno
+ * value, after undoing what was done.
+ */
+static int audit_start(struct audit_setup *a)
+{
+	int err;
+
+	err = audit_set_status(a->fd, AUDIT_STATUS_PID, 0, getpid());
+	a->registered = !err;
+	if (!err)
+		err = audit_change_rule(a->fd, AUDIT_ADD_RULE);
+	a->rule_added = !err;
+	if (!err)
+		err = audit_set_status(a->fd, AUDIT_STATUS_ENABLED, 1, 0);
+	a->enabled = !err;
+	if (err)
+		audit_stop(a);
+	return err;
+}
+
+FIXTURE(audit) {
+	struct audit_setup audit;
+};
+
+FIXTURE_SETUP(audit)
+{
+	const struct timeval timeout = {
+		.tv_sec = AUDIT_WAIT_SEC,
+	};
+	struct audit_setup *a = &self->audit;
+	char dump[PATH_MAX];
+	int err;
+
+	/* The teardown runs after a SKIP too: nothing to undo yet. */
+	a->fd = -1;
+	if (!is_full_root())
+		SKIP(return, "must be run as root with all capabilities");
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
+	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
+		SKIP(return, DUMP_NAME " not found");
+	setup_workdir(_metadata, dump);
+
+	a->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (a->fd < 0 && errno == EPROTONOSUPPORT)
+		SKIP(return, "no audit support (CONFIG_AUDIT)");
+	ASSERT_LE(0, a->fd);
+	ASSERT_EQ(0, setsockopt(a->fd, SOL_SOCKET, SO_RCVTIMEO, &timeout,
+				sizeof(timeout)));
+	err = audit_get_status(a->fd, &a->old);
+	if (err == -ECONNREFUSED)
+		SKIP(return, "audit needs the initial user namespace");
+	if (err == -EPERM)
+		SKIP(return, "audit control needs the initial PID namespace");
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("AUDIT_GET failed: %s", strerror(-err));
+	}
+	if (a->old.pid)
+		SKIP(return, "an audit daemon is registered (PID %u)",
+		     a->old.pid);
+	if (a->old.enabled == AUDIT_STATUS_LOCKED)
+		SKIP(return, "the audit configuration is locked");
+	err = audit_start(a);
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("Failed to set up audit: %s", strerror(-err));
+	}
+}
+
+FIXTURE_TEARDOWN(audit)
+{
+	audit_stop(&self->audit);
+}
+
+/*
+ * Becomes the unprivileged user of become_user_with_ambient(), in a child:
+ * the assertions of the harness may only fail in the test process, which
+ * stays root to undo the audit set-up.  Returns false on failure.
+ */
+static bool child_become_user_with_ambient(void)
+{
+	return !prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) &&
+	       !syscall(SYS_setgroups, 0, NULL) &&
+	       !syscall(SYS_setresgid, NOBODY_GID, NOBODY_GID, NOBODY_GID) &&
+	       !syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID, NOBODY_UID) &&
+	       !raw_capset(HELD_CAPS, HELD_CAPS, HELD_CAPS) &&
+	       !prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) &&
+	       !amb_raise(CAP_NET_RAW) && !amb_raise(CAP_SYS_NICE);
+}
+
+/*
+ * Forks a child that becomes the unprivileged user with AMB_CAPS in pA and
+ * executes @path, or, without @path, lowers CAP_SYS_NICE in pI with capset(2).
+ * Returns the PID of the child, which exited with 0.
+ */
+static pid_t run_audited(struct __test_metadata *const _metadata,
+			 const char *path)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(1);
+		if (!child_become_user_with_ambient())
+			_exit(2);
+		if (path) {
+			execl(path, path, (char *)NULL);
+			_exit(3);
+		}
+		if (raw_capset(HELD_CAPS, HELD_CAPS,
+			       HELD_CAPS & ~BIT_CAP(CAP_SYS_NICE)))
+			_exit(4);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status))
+	{
+		TH_LOG("The audited child failed at step %d",
+		       WEXITSTATUS(status));
+	}
+	return pid;
+}
+
+/*
+ * Reads the records of the system call @nr of @pid until @count calls are
+ * complete, each ended by an EOE record, and fills @events with them.
+ * Returns how many calls are complete when no record comes for a while.
+ */
+static int read_events(int fd, pid_t pid, long nr,
+		       struct audit_event *events, int count)
+{
+	static struct audit_message msg;
+	unsigned long serial, wanted = 0;
+	char *text = msg.data;
+	int done = 0;
+
+	while (done < count && !audit_recv(fd, &msg)) {
+		const char *p;
+
+		if (sscanf(text, "audit(%*u.%*u:%lu)", &serial) != 1)
+			continue;
+		if (msg.header.nlmsg_type == AUDIT_SYSCALL) {
+			p = strstr(text, " syscall=");
+			if (!p || strtol(p + 9, NULL, 10) != nr)
+				continue;
+			p = strstr(text, " pid=");
+			if (!p || strtol(p + 5, NULL, 10) != pid)
+				continue;
+			wanted = serial;
+			memset(&events[done], 0, sizeof(events[done]));
+		} else if (serial != wanted) {
+			continue;
+		} else if (msg.header.nlmsg_type == AUDIT_BPRM_FCAPS) {
+			snprintf(events[done].fcaps, AUDIT_TEXT_MAX, "%s",
+				 text);
+		} else if (msg.header.nlmsg_type == AUDIT_CAPSET) {
+			snprintf(events[done].capset, AUDIT_TEXT_MAX, "%s",
+				 text);
+		} else if (msg.header.nlmsg_type == AUDIT_EOE) {
+			wanted = 0;
+			done++;
+		}
+	}
+	return done;
+}
+
+/* The capability set field @name of the record @text is @expected. */
+static void expect_record_caps(struct __test_metadata *const _metadata,
+			       const char *text, const char *name,
+			       __u64 expected)
+{
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(text, key);
+	ASSERT_NE(NULL, p)
+	{
+		TH_LOG("No %s= in the record: %s", name, text);
+	}
+	EXPECT_EQ(expected, strtoull(p + strlen(key), NULL, 16))
+	{
+		TH_LOG("Record: %s", text);
+	}
+}
+
+/*
+ * Executing a file with capabilities, which add to pP, writes a BPRM_FCAPS
+ * record: old_pa= is pA before the exec, and pa= is 0, as the exec clears it.
+ */
+TEST_F(audit, file_caps_exec_record_shows_ambient_before_and_after)
+{
+	static struct audit_event ev;
+	pid_t pid;
+
+	copy_file(_metadata, DUMP_PATH, FCAP_PATH, 0, 0, 0755);
+	set_file_caps(_metadata, FCAP_PATH, BIT_CAP(CAP_DAC_OVERRIDE),
+		      BIT_CAP(CAP_NET_RAW), true);
+	pid = run_audited(_metadata, FCAP_PATH);
+	ASSERT_EQ(1, read_events(self->audit.fd, pid, SYS_execve, &ev, 1))
+	{
+		TH_LOG("No audit record of the execve() of the child");
+	}
+	ASSERT_STRNE("", ev.fcaps)
+	{
+		TH_LOG("No BPRM_FCAPS record");
+	}
+	expect_record_caps(_metadata, ev.fcaps, "old_pp", HELD_CAPS);
+	expect_record_caps(_metadata, ev.fcaps, "old_pa", AMB_CAPS);
+	expect_record_caps(_metadata, ev.fcaps, "pp",
+			   BIT_CAP(CAP_DAC_OVERRIDE) | BIT_CAP(CAP_NET_RAW));
+	expect_record_caps(_metadata, ev.fcaps, "pa", EMPTY_SET);
+}
+
+/*
+ * capset(2) writes a CAPSET record whose cap_pa= is pA after the call:
+ * lowering CAP_SYS_NICE in pI lowers it in pA, and cap_pa= shows the rest.
+ */
+TEST_F(audit, capset_record_shows_ambient_after_call)
+{
+	static struct audit_event ev[2];
+	pid_t pid;
+
+	pid = run_audited(_metadata, NULL);
+	/* The first capset() is that of child_become_user_with_ambient(). */
+	ASSERT_EQ(2, read_events(self->audit.fd, pid, SYS_capset, ev, 2))
+	{
+		TH_LOG("No audit record of the capset() of the child");
+	}
+	ASSERT_STRNE("", ev[1].capset)
+	{
+		TH_LOG("No CAPSET record");
+	}
+	expect_record_caps(_metadata, ev[1].capset, "cap_pi",
+			   HELD_CAPS & ~BIT_CAP(CAP_SYS_NICE));
+	expect_record_caps(_metadata, ev[1].capset, "cap_pa",
+			   BIT_CAP(CAP_NET_RAW));
+}
+
+/*
+ * An exec whose capabilities all come from pA gains nothing that the caller
+ * did not hold: it writes no BPRM_FCAPS record.
+ */
+TEST_F(audit, ambient_only_exec_writes_no_fcaps_record)
+{
+	static struct audit_event ev;
+	pid_t pid;
+
+	pid = run_audited(_metadata, DUMP_PATH);
+	ASSERT_EQ(1, read_events(self->audit.fd, pid, SYS_execve, &ev, 1))
+	{
+		TH_LOG("No audit record of the execve() of the child");
+	}
+	EXPECT_STREQ("", ev.fcaps);
 }
 
 TEST_HARNESS_MAIN

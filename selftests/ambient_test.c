@@ -44,7 +44,8 @@ FIXTURE_SETUP(prctl)
 {
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 }
 
 FIXTURE_TEARDOWN(prctl)
@@ -388,7 +389,8 @@ FIXTURE_SETUP(bad_input)
 
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 	raise_amb(_metadata, CAP_NET_RAW);
 	raise_amb(_metadata, CAP_SYS_NICE);
 	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
@@ -429,7 +431,8 @@ FIXTURE_SETUP(invariant)
 {
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 }
 
 FIXTURE_TEARDOWN(invariant)
@@ -571,7 +574,8 @@ FIXTURE_SETUP(inherit)
 {
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 	raise_amb(_metadata, CAP_NET_RAW);
 	raise_amb(_metadata, CAP_SYS_NICE);
 }
@@ -700,7 +704,8 @@ FIXTURE_SETUP(uid_change)
 {
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 	raise_amb(_metadata, CAP_NET_RAW);
 }
 
@@ -794,7 +799,8 @@ FIXTURE_SETUP(userns)
 {
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 	raise_amb(_metadata, CAP_NET_RAW);
 	if (unshare(CLONE_NEWUSER))
 		SKIP(return, "cannot create a user namespace: %s",
@@ -869,7 +875,8 @@ FIXTURE_SETUP(enter_userns)
 {
 	if (!is_full_root())
 		SKIP(return, "must be run as root with all capabilities");
-	setup_root(_metadata);
+	if (!setup_root(_metadata))
+		SKIP(return, "the securebits are locked and cannot be cleared");
 	raise_amb(_metadata, CAP_NET_RAW);
 	raise_amb(_metadata, CAP_SYS_NICE);
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -262,15 +263,33 @@ static inline void fill_inheritable(struct __test_metadata *const _metadata)
 	set_caps(_metadata, eff, prm, prm);
 }
 
-/* Sets pI = pP and empties pA; fails without PR_CAP_AMBIENT. */
-static inline void setup_root(struct __test_metadata *const _metadata)
+/*
+ * Sets pI = pP and empties pA; fails without PR_CAP_AMBIENT.  Returns false
+ * if a securebit is set and locked.
+ */
+static inline bool setup_root(struct __test_metadata *const _metadata)
 {
+	const struct rlimit no_rt = {};
+	int bits = prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL);
+
+	/*
+	 * Undo what the parent may have set: every securebit but the locks
+	 * (the odd bits), which cannot be cleared, and the real-time priority
+	 * allowed without CAP_SYS_NICE.  A locked bit that is set cannot be
+	 * cleared either: then the tests cannot run.
+	 */
+	ASSERT_LE(0, bits);
+	if (prctl(PR_SET_SECUREBITS, (unsigned long)bits & 0xaaaaaaaaUL, 0UL,
+		  0UL, 0UL))
+		return false;
+	ASSERT_EQ(0, setrlimit(RLIMIT_RTPRIO, &no_rt));
 	fill_inheritable(_metadata);
 	ASSERT_EQ(0, amb_clear_all())
 	{
 		TH_LOG("PR_CAP_AMBIENT_CLEAR_ALL failed: %s", strerror(errno));
 	}
 	ASSERT_EQ(EMPTY_SET, get_amb(_metadata));
+	return true;
 }
 
 /*
