@@ -140,6 +140,9 @@ check kselftest-ambient-passes conforms ambient
 check kselftest-pre-ambient-fails lacks_ambient pre-ambient
 check kselftest-upstream-passes-as-ambient same_as_ambient upstream
 check suite-has-60-results suite_results stock
+# No test fails for its environment: installed under /tmp, RLIMIT_RTPRIO
+# raised, a securebit set by the parent, no /etc/passwd.
+check hostile-environments "$TOP/scripts/hostile.sh" stock ambient upstream
 
 # The model-based differential tester, with a fixed seed so that a run is
 # reproducible (make difftest explores new seeds).

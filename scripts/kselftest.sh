@@ -14,7 +14,7 @@ name=$(build_name "$flavour")
 suite=ambient
 [ "$flavour" = upstream ] && suite=upstream
 if [ "$suite" = upstream ]; then
-	PAYLOAD=${PAYLOAD:-$BUILD/payload-upstream}
+	PAYLOAD=${PAYLOAD:-$BUILD/payload-upstream${SELFTESTS_OVERLAY:+-overlay}}
 else
 	PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
 fi

@@ -39,7 +39,8 @@ mkdir -p "$mlogs" "$BUILD/results"
 CHECK_SET="setuid-exec-keeps-ambient raise-ignores-inheritable
 	fcap-exec-keeps-ambient capset-keeps-ambient userns-keeps-ambient
 	setuid-from-root-keeps-ambient ambient-exec-is-secure
-	session-to-parent-drops-ambient no-setuid-fixup-ignored"
+	session-to-parent-drops-ambient no-setuid-fixup-ignored
+	noroot-securebit-ignored audit-fcaps-pa-shows-old-ambient"
 # shellcheck disable=SC2086 # a list of names
 [ "${1:-}" = --check ] && set -- $CHECK_SET
 

@@ -19,7 +19,7 @@
 
 if [ "${1:-ambient}" = upstream ]; then
 	suite=$SRC/upstream hdr_tree=$SRC/upstream hdr_rev=upstream
-	PAYLOAD=${PAYLOAD:-$BUILD/payload-upstream}
+	PAYLOAD=${PAYLOAD:-$BUILD/payload-upstream${SELFTESTS_OVERLAY:+-overlay}}
 	HDR=$BUILD/uapi-upstream
 else
 	suite=$SRC/ambient hdr_tree=$SRC/stock hdr_rev=stock
@@ -56,11 +56,13 @@ rsync -a --delete "$suite/tools/include/" "$mini/tools/include/"
 rsync -a --delete --exclude capabilities "$suite/tools/testing/selftests/" \
 	"$mini/tools/testing/selftests/"
 # the capabilities directory keeps its built objects so that rebuilds are
-# incremental; sources come from the tree (and the overlay)
-rsync -a "$suite/tools/testing/selftests/capabilities/" \
+# incremental; sources come from the tree (and the overlay), copied by
+# content and stamped now when they differ, never with an older time that
+# would leave a stale binary looking up to date
+rsync -rlp --checksum "$suite/tools/testing/selftests/capabilities/" \
 	"$mini/tools/testing/selftests/capabilities/"
 [ -n "${SELFTESTS_OVERLAY:-}" ] &&
-	rsync -a "$SELFTESTS_OVERLAY/" "$mini/tools/testing/selftests/capabilities/"
+	rsync -rlp --checksum "$SELFTESTS_OVERLAY/" "$mini/tools/testing/selftests/capabilities/"
 
 msg "building the capabilities selftests"
 # busybox first: the real binaries installed below replace its applets
