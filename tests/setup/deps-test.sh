@@ -136,6 +136,12 @@ setup; echo 100 >"$STATE/fail-update"; run
 [ $rc -ne 0 ] && said 'error: apt-get update of .* failed.*Failed to fetch' && said 'next step:'
 result "the archive cannot be reached: the first error line and a next step" $?
 
+setup; touch "$STATE/expired"; run
+[ $rc -eq 0 ] && [ "$(version)" = "$PIN" ] &&
+	grep -q 'Check-Valid-Until=false .*update$' "$STATE/log" &&
+	said 'WARNING: Release file for .* is expired' && said 'signatures are still checked'
+result "an archive that serves expired Release files: accepted on a second try, loudly" $?
+
 setup; rm "$STATE/etc/sources.list"
 echo 'deb [arch=amd64] https://thirdparty.invalid/apt stable main' >"$STATE/etc/sources.list.d/other.list"
 printf '%s\n' 'Types: deb' 'URIs: http://archive.invalid/debian' 'Suites: bookworm bookworm-updates' \
