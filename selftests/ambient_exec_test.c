@@ -7,6 +7,8 @@
  *
  * Each test mounts its own tmpfs in a private mount namespace and copies the
  * dumper there, so that it can set file capabilities and set-ID bits on it.
+ * The tests need root of the initial user namespace: they switch to other
+ * user IDs, and the dumper's CAP_NET_RAW and CAP_SYS_NICE act only there.
  */
 
 #define _GNU_SOURCE
@@ -317,12 +319,14 @@ FIXTURE(exec) {};
 
 FIXTURE_SETUP(exec)
 {
+	const char *why;
 	char dump[PATH_MAX];
 
-	if (!is_full_root())
-		SKIP(return, "must be run as root with all capabilities");
-	if (!setup_root(_metadata))
-		SKIP(return, "the securebits are locked and cannot be cleared");
+	why = setup_root(_metadata);
+	if (why)
+		SKIP(return, "%s", why);
+	if (!can_switch_ids())
+		SKIP(return, NEED_IDS_REASON);
 	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
 		SKIP(return, DUMP_NAME " not found");
 	setup_workdir(_metadata, dump);
@@ -952,14 +956,16 @@ static bool is_real_program(const char *path)
 
 FIXTURE_SETUP(client)
 {
+	const char *why;
 	char dump[PATH_MAX], script[PATH_MAX + 64];
 	int i;
 
-	if (!is_full_root())
-		SKIP(return, "must be run as root with all capabilities");
 	/* A kernel without PR_CAP_AMBIENT fails here. */
-	if (!setup_root(_metadata))
-		SKIP(return, "the securebits are locked and cannot be cleared");
+	why = setup_root(_metadata);
+	if (why)
+		SKIP(return, "%s", why);
+	if (!can_switch_ids())
+		SKIP(return, NEED_IDS_REASON);
 
 	if (variant->capsh) {
 		for (i = 0; capsh_paths[i]; i++) {
@@ -1286,6 +1292,7 @@ FIXTURE(audit) {
 
 FIXTURE_SETUP(audit)
 {
+	const char *why;
 	const struct timeval timeout = {
 		.tv_sec = AUDIT_WAIT_SEC,
 	};
@@ -1295,10 +1302,9 @@ FIXTURE_SETUP(audit)
 
 	/* The teardown runs after a SKIP too: nothing to undo yet. */
 	a->fd = -1;
-	if (!is_full_root())
-		SKIP(return, "must be run as root with all capabilities");
-	if (!setup_root(_metadata))
-		SKIP(return, "the securebits are locked and cannot be cleared");
+	why = setup_root(_metadata);
+	if (why)
+		SKIP(return, "%s", why);
 	if (!helper_path(_metadata, DUMP_NAME, dump, sizeof(dump)))
 		SKIP(return, DUMP_NAME " not found");
 	setup_workdir(_metadata, dump);

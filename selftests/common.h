@@ -69,6 +69,7 @@
 
 /* An unprivileged user and group, and another one, as found in most systems. */
 #define ROOT_UID ((uid_t)0)
+#define ROOT_GID ((gid_t)0)
 #define NOBODY_UID ((uid_t)65534)
 #define NOBODY_GID ((gid_t)65534)
 #define OTHER_UID ((uid_t)1234)
@@ -148,16 +149,16 @@ static inline int raw_capset(__u64 eff, __u64 prm, __u64 inh)
 }
 
 /*
- * Reads the ambient set of the calling thread as the kernel reports it in
- * its status file.  Returns -1 if there is no such line.
+ * Reads an ambient set as the kernel reports it in the status file @path.
+ * Returns -1 if there is no such file or line.
  */
-static inline int status_amb(__u64 *amb)
+static inline int status_amb_of(const char *path, __u64 *amb)
 {
 	char line[256];
 	bool found = false;
 	FILE *f;
 
-	f = fopen("/proc/thread-self/status", "r");
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -169,6 +170,12 @@ static inline int status_amb(__u64 *amb)
 	}
 	fclose(f);
 	return found ? 0 : -1;
+}
+
+/* Reads the ambient set of the calling thread from its status file. */
+static inline int status_amb(__u64 *amb)
+{
+	return status_amb_of("/proc/thread-self/status", amb);
 }
 
 /* Reads the bounding set with PR_CAPBSET_READ. */
@@ -263,25 +270,102 @@ static inline void fill_inheritable(struct __test_metadata *const _metadata)
 	set_caps(_metadata, eff, prm, prm);
 }
 
+/* Writes @text to the file @path, which exists; returns false on failure. */
+static inline bool write_text(const char *path, const char *text)
+{
+	const ssize_t len = strlen(text);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, text, len) == len;
+	return !close(fd) && ok;
+}
+
 /*
- * Sets pI = pP and empties pA; fails without PR_CAP_AMBIENT.  Returns false
- * if a securebit is set and locked.
+ * Whether @id is mapped by the user or group ID map @path of this process.
+ * Without user namespaces there is no map, and every ID exists.
  */
-static inline bool setup_root(struct __test_metadata *const _metadata)
+static inline bool id_is_mapped(const char *path, unsigned long id)
+{
+	unsigned long first, lower, count;
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return true;
+	while (fscanf(f, "%lu %lu %lu", &first, &lower, &count) == 3)
+		if (id >= first && id - first < count)
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Whether this process can take on the IDs of the test users and groups:
+ * not in a user namespace of setup_root(), where only root exists.
+ */
+static inline bool can_switch_ids(void)
+{
+	return id_is_mapped("/proc/self/uid_map", NOBODY_UID) &&
+	       id_is_mapped("/proc/self/uid_map", OTHER_UID) &&
+	       id_is_mapped("/proc/self/gid_map", NOBODY_GID) &&
+	       id_is_mapped("/proc/self/gid_map", OTHER_GID);
+}
+
+#define NEED_IDS_REASON \
+	"needs user IDs other than the caller's: run as root in the initial user namespace"
+
+/*
+ * Moves the caller into a new user namespace where @uid and @gid, the only
+ * IDs there, stand for its effective IDs.  There it holds every capability
+ * in pP and pE, none in pI or pA, and setgroups(2) is denied: an
+ * unprivileged caller may map its own group only so.  Returns false if the
+ * namespace cannot be created or its maps cannot be written.
+ */
+static inline bool enter_userns(uid_t uid, gid_t gid)
+{
+	const uid_t outer_uid = geteuid();
+	const gid_t outer_gid = getegid();
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER))
+		return false;
+	snprintf(map, sizeof(map), "%u %u 1", uid, outer_uid);
+	if (!write_text("/proc/self/uid_map", map) ||
+	    !write_text("/proc/self/setgroups", "deny"))
+		return false;
+	snprintf(map, sizeof(map), "%u %u 1", gid, outer_gid);
+	return write_text("/proc/self/gid_map", map);
+}
+
+/*
+ * Prepares a test that runs as root with every capability: as root of the
+ * initial user namespace if the caller is, else as root of a new user
+ * namespace of its own (see can_switch_ids()).  Then undoes what the parent
+ * may have set (securebits, RLIMIT_RTPRIO), sets pI = pP and empties pA,
+ * which fails without PR_CAP_AMBIENT.  Returns NULL, or why the test cannot
+ * run.
+ */
+static inline const char *setup_root(struct __test_metadata *const _metadata)
 {
 	const struct rlimit no_rt = {};
-	int bits = prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL);
+	int bits;
 
+	if (!is_full_root() &&
+	    (!enter_userns(ROOT_UID, ROOT_GID) || !is_full_root()))
+		return "needs root with all capabilities, or a user namespace";
 	/*
-	 * Undo what the parent may have set: every securebit but the locks
-	 * (the odd bits), which cannot be cleared, and the real-time priority
-	 * allowed without CAP_SYS_NICE.  A locked bit that is set cannot be
-	 * cleared either: then the tests cannot run.
+	 * Every securebit can be cleared but the locks (the odd bits): a
+	 * locked bit that is set stays set, and the tests cannot run.
 	 */
+	bits = prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL);
 	ASSERT_LE(0, bits);
 	if (prctl(PR_SET_SECUREBITS, (unsigned long)bits & 0xaaaaaaaaUL, 0UL,
 		  0UL, 0UL))
-		return false;
+		return "the securebits are locked and cannot be cleared";
+	/* Real-time priority allowed without CAP_SYS_NICE */
 	ASSERT_EQ(0, setrlimit(RLIMIT_RTPRIO, &no_rt));
 	fill_inheritable(_metadata);
 	ASSERT_EQ(0, amb_clear_all())
@@ -289,7 +373,7 @@ static inline bool setup_root(struct __test_metadata *const _metadata)
 		TH_LOG("PR_CAP_AMBIENT_CLEAR_ALL failed: %s", strerror(errno));
 	}
 	ASSERT_EQ(EMPTY_SET, get_amb(_metadata));
-	return true;
+	return NULL;
 }
 
 /*
