@@ -10,9 +10,9 @@
 #
 # Writes the console log to build/logs/vm-NAME.log and the per-test
 # results to build/results/NAME.tsv (RESULT<TAB>program<TAB>test, RESULT
-# one of PASS FAIL SKIP). Exits non-zero when the guest did not finish
-# cleanly: timeout, panic, WARN or BUG (panic_on_warn=1 turns a WARN into
-# a panic), or a failing kselftest.
+# one of PASS FAIL SKIP; a SKIP adds <TAB>reason). Exits non-zero when the
+# guest did not finish cleanly: timeout, panic, WARN or BUG (panic_on_warn=1
+# turns a WARN into a panic), or a failing kselftest.
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: vm.sh NAME BZIMAGE INITRAMFS}
@@ -88,9 +88,14 @@ awk -v OFS='\t' '
 	/^# (not )?ok [0-9]+ / {
 		line = $0; sub(/^# /, "", line)
 		res = (line ~ /^not ok/) ? "FAIL" : "PASS"
-		if (line ~ /# (SKIP|skip)/) res = "SKIP"
+		why = ""
+		if (line ~ /# (SKIP|skip)/) {
+			res = "SKIP"; why = line
+			sub(/^.*# (SKIP|skip) */, "", why)
+		}
 		sub(/^(not )?ok [0-9]+ /, "", line); sub(/ *# .*$/, "", line)
-		print res, prog, line
+		if (why != "") print res, prog, line, why
+		else print res, prog, line
 	}' "$log" >"$results"
 
 printf 'vm[%s]: %s, %.1f s from start to power-off\n' "$name" "$accel" "$secs" >&2
