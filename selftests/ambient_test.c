@@ -17,6 +17,74 @@
 
 #include "common.h"
 
+/* Reads the bounding set with PR_CAPBSET_READ. */
+static __u64 bounding_set(void)
+{
+	const int last = last_cap();
+	__u64 bnd = 0;
+	int cap;
+
+	for (cap = 0; cap <= last; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			bnd |= BIT_CAP(cap);
+	return bnd;
+}
+
+static void get_capsets(struct __test_metadata *const _metadata,
+			struct capsets *c)
+{
+	ASSERT_EQ(0, raw_capget(&c->eff, &c->prm, &c->inh));
+	c->bnd = bounding_set();
+	c->amb = get_amb(_metadata);
+}
+
+/*
+ * Creates a user namespace in a child, which holds it until it is opened,
+ * and returns a file descriptor for it, or -1 if the child could not create
+ * it.  The namespace lives on as long as the descriptor is open.
+ */
+static int open_child_userns(struct __test_metadata *const _metadata)
+{
+	char path[64], c = 0;
+	int ready[2], done[2];
+	int fd = -1, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(ready[0]);
+		close(done[1]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(2);
+		/* Holds the namespace until the parent closes its end. */
+		if (read(done[0], &c, 1) != 0)
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(0, close(ready[1]));
+	ASSERT_EQ(0, close(done[0]));
+	if (read(ready[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd)
+		{
+			TH_LOG("Failed to open %s: %s", path, strerror(errno));
+		}
+	}
+	ASSERT_EQ(0, close(done[1]));
+	ASSERT_EQ(0, close(ready[0]));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	/* The child exits with 1 if unshare(2) failed, else with 0. */
+	ASSERT_EQ(fd < 0, WEXITSTATUS(status));
+	return fd;
+}
+
 /* Drops @cap from the sets selected by @from_prm, @from_inh and @from_eff. */
 static void drop_cap(struct __test_metadata *const _metadata, int cap,
 		     bool from_prm, bool from_inh, bool from_eff)
@@ -682,43 +750,142 @@ FIXTURE_TEARDOWN(inherit)
 
 #define INHERITED_AMB (BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE))
 
-/* Exit code of a child: 0 if it holds the ambient set of its parent. */
-static int check_inherited(void)
-{
+/*
+ * What a child process or thread saw of its own capability sets, and the
+ * result of the one step a test asks of it.  A child process sends it to
+ * its parent over a pipe with send_report(), which collect_report() reads;
+ * a thread fills it in memory.  Both sides check every field.
+ */
+struct self_report {
+	int capget_ret;
+	int status_ret;
+	int is_set_net_raw;
+	int is_set_sys_nice;
+	__u64 inh;
+	__u64 prm;
 	__u64 amb;
+	/* The test's own step: a return value, or -errno. */
+	long step;
+};
 
-	if (amb_is_set(CAP_NET_RAW) != 1 || amb_is_set(CAP_SYS_NICE) != 1)
-		return 1;
-	if (status_amb(&amb) || amb != INHERITED_AMB)
-		return 2;
+/* Fills @r with what the calling thread sees of its own sets. */
+static void fill_report(struct self_report *r)
+{
+	__u64 eff;
+
+	r->capget_ret = raw_capget(&eff, &r->prm, &r->inh);
+	r->status_ret = status_amb(&r->amb);
+	r->is_set_net_raw = amb_is_set(CAP_NET_RAW);
+	r->is_set_sys_nice = amb_is_set(CAP_SYS_NICE);
+}
+
+/*
+ * In a child process: fills @r and writes it to @fd.  Returns the child's
+ * exit code, 0 if the whole report was written.
+ */
+static int send_report(int fd, struct self_report *r)
+{
+	fill_report(r);
+	return write(fd, r, sizeof(*r)) == sizeof(*r) ? 0 : 1;
+}
+
+/*
+ * In the parent: reads the report of child @pid from @fd, closes @fd and
+ * waits for the child, which must have exited with 0.
+ */
+static void collect_report(struct __test_metadata *const _metadata,
+			   pid_t pid, int fd, struct self_report *r)
+{
+	int status;
+
+	ASSERT_EQ((ssize_t)sizeof(*r), read(fd, r, sizeof(*r)));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, r->capget_ret);
+	ASSERT_EQ(0, r->status_ret);
+}
+
+/* The child or thread of @r had INHERITED_AMB in pA. */
+static void expect_inherited(struct __test_metadata *const _metadata,
+			     const struct self_report *r)
+{
+	EXPECT_EQ(0, r->capget_ret);
+	EXPECT_EQ(0, r->status_ret);
+	EXPECT_EQ(1, r->is_set_net_raw);
+	EXPECT_EQ(1, r->is_set_sys_nice);
+	EXPECT_EQ(INHERITED_AMB, r->amb);
+}
+
+/* Reports on the pipe whose write end is *@arg: a clone(2) entry point. */
+static int report_child(void *arg)
+{
+	struct self_report r = {};
+
+	return send_report(*(int *)arg, &r);
+}
+
+/*
+ * Starts report_child() with clone(2) and @flags, and collects its report.
+ * Returns 0, or the errno of clone(2).
+ */
+static int clone_report(struct __test_metadata *const _metadata,
+			unsigned long flags, struct self_report *r)
+{
+	const size_t stack_size = 1024 * 1024;
+	char *stack;
+	int fds[2];
+	pid_t pid;
+
+	stack = malloc(stack_size);
+	ASSERT_NE(NULL, stack);
+	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
+	pid = clone(report_child, stack + stack_size, flags | SIGCHLD, &fds[1]);
+	if (pid < 0) {
+		const int err = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		free(stack);
+		return err;
+	}
+	ASSERT_EQ(0, close(fds[1]));
+	collect_report(_metadata, pid, fds[0], r);
+	free(stack);
 	return 0;
 }
 
-static int clone_child(void *arg)
+/*
+ * Whether @err, from clone(2) or unshare(2) with CLONE_NEWUSER, means that
+ * this system does not let the caller create a user namespace.
+ */
+static bool userns_refused(int err)
 {
-	(void)arg;
-	return check_inherited();
+	return err == EPERM || err == ENOSPC || err == EUSERS || err == EINVAL;
 }
 
 static void *thread_child(void *arg)
 {
-	*(int *)arg = check_inherited();
+	fill_report(arg);
 	return NULL;
 }
 
 /* A child created by fork(2) has the ambient set of its parent. */
 TEST_F(inherit, fork_keeps_ambient)
 {
-	int status;
+	struct self_report r = {};
+	int fds[2];
 	pid_t pid;
 
+	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
-		_exit(check_inherited());
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+		_exit(send_report(fds[1], &r));
+	ASSERT_EQ(0, close(fds[1]));
+	collect_report(_metadata, pid, fds[0], &r);
+	expect_inherited(_metadata, &r);
 }
 
 /*
@@ -727,38 +894,37 @@ TEST_F(inherit, fork_keeps_ambient)
  */
 TEST_F(inherit, session_keyring_to_parent_keeps_ambient)
 {
-	long child_ring, ring;
-	int pipefd[2], status;
+	struct self_report r = {};
+	int fds[2];
+	long ring;
 	pid_t pid;
 
 	if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING,
 		    0) < 0)
 		SKIP(return, "keyctl() failed: %s (CONFIG_KEYS=n?)",
 		     strerror(errno));
-	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		child_ring = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING,
-				     NULL);
-		if (child_ring < 0)
-			_exit(1);
-		if (write(pipefd[1], &child_ring, sizeof(child_ring)) !=
-		    sizeof(child_ring))
-			_exit(1);
-		_exit(syscall(SYS_keyctl, KEYCTL_SESSION_TO_PARENT) ? 1 : 0);
+		/* The step: the ID of the new keyring given to the parent. */
+		r.step = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+		if (r.step < 0 ||
+		    syscall(SYS_keyctl, KEYCTL_SESSION_TO_PARENT))
+			r.step = -errno;
+		_exit(send_report(fds[1], &r));
 	}
-	ASSERT_EQ(0, close(pipefd[1]));
+	ASSERT_EQ(0, close(fds[1]));
 	/* The new credentials are installed on the way back to user space. */
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ((ssize_t)sizeof(child_ring),
-		  read(pipefd[0], &child_ring, sizeof(child_ring)));
-	ASSERT_EQ(0, close(pipefd[0]));
+	collect_report(_metadata, pid, fds[0], &r);
+	ASSERT_LT(0, r.step)
+	{
+		TH_LOG("The child could not give its keyring: %s",
+		       strerror(-r.step));
+	}
 	ring = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
 		       KEY_SPEC_SESSION_KEYRING, 0);
-	ASSERT_EQ(child_ring, ring)
+	ASSERT_EQ(r.step, ring)
 	{
 		TH_LOG("The parent did not get the child's session keyring");
 	}
@@ -768,30 +934,21 @@ TEST_F(inherit, session_keyring_to_parent_keeps_ambient)
 /* A child created by clone(2) has the ambient set of its parent. */
 TEST_F(inherit, clone_keeps_ambient)
 {
-	const size_t stack_size = 1024 * 1024;
-	char *stack;
-	int status;
-	pid_t pid;
+	struct self_report r = {};
 
-	stack = malloc(stack_size);
-	ASSERT_NE(NULL, stack);
-	pid = clone(clone_child, stack + stack_size, SIGCHLD, NULL);
-	ASSERT_LE(0, pid);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	free(stack);
+	ASSERT_EQ(0, clone_report(_metadata, 0, &r));
+	expect_inherited(_metadata, &r);
 }
 
 /* A new thread has the ambient set of the thread that created it. */
 TEST_F(inherit, thread_keeps_ambient)
 {
+	struct self_report r = { .capget_ret = -1, .status_ret = -1 };
 	pthread_t thread;
-	int ret = -1;
 
-	ASSERT_EQ(0, pthread_create(&thread, NULL, thread_child, &ret));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, thread_child, &r));
 	ASSERT_EQ(0, pthread_join(thread, NULL));
-	EXPECT_EQ(0, ret);
+	expect_inherited(_metadata, &r);
 }
 
 FIXTURE(uid_change) {};
@@ -980,77 +1137,16 @@ FIXTURE_TEARDOWN(enter_userns)
 {
 }
 
-/* What a child sees of its own capability sets. */
-struct userns_report {
-	int capget_ret;
-	int status_ret;
-	int is_set_net_raw;
-	int is_set_sys_nice;
-	__u64 inh;
-	__u64 prm;
-	__u64 amb;
-};
-
-/* Reports the capability sets of this child on the pipe given in @arg. */
-static int report_child(void *arg)
-{
-	struct userns_report report = {};
-	__u64 eff;
-	int fd = *(int *)arg;
-
-	report.capget_ret = raw_capget(&eff, &report.prm, &report.inh);
-	report.status_ret = status_amb(&report.amb);
-	report.is_set_net_raw = amb_is_set(CAP_NET_RAW);
-	report.is_set_sys_nice = amb_is_set(CAP_SYS_NICE);
-	if (write(fd, &report, sizeof(report)) != sizeof(report))
-		return 1;
-	return 0;
-}
-
-/*
- * Starts report_child() with clone(2) and CLONE_NEWUSER, and gets its report.
- * Returns false if the kernel cannot create a user namespace.
- */
-static bool clone_newuser_report(struct __test_metadata *const _metadata,
-				 struct userns_report *report)
-{
-	const size_t stack_size = 1024 * 1024;
-	int fds[2], status;
-	char *stack;
-	pid_t pid;
-
-	stack = malloc(stack_size);
-	ASSERT_NE(NULL, stack);
-	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
-	pid = clone(report_child, stack + stack_size, CLONE_NEWUSER | SIGCHLD,
-		    &fds[1]);
-	if (pid < 0) {
-		TH_LOG("clone(CLONE_NEWUSER) failed: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		free(stack);
-		return false;
-	}
-	ASSERT_EQ(0, close(fds[1]));
-	ASSERT_EQ((ssize_t)sizeof(*report),
-		  read(fds[0], report, sizeof(*report)));
-	ASSERT_EQ(0, close(fds[0]));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	free(stack);
-	return true;
-}
-
 /* A child created by clone(2) with CLONE_NEWUSER starts with an empty pA. */
 TEST_F(enter_userns, clone_newuser_clears_ambient)
 {
-	struct userns_report report = {};
+	struct self_report report = {};
+	int err;
 
-	if (!clone_newuser_report(_metadata, &report))
-		SKIP(return, "cannot create a user namespace");
-	ASSERT_EQ(0, report.capget_ret);
-	ASSERT_EQ(0, report.status_ret);
+	err = clone_report(_metadata, CLONE_NEWUSER, &report);
+	if (userns_refused(err))
+		SKIP(return, "clone(CLONE_NEWUSER): %s", strerror(err));
+	ASSERT_EQ(0, err);
 	EXPECT_EQ(0, report.is_set_net_raw);
 	EXPECT_EQ(0, report.is_set_sys_nice);
 	EXPECT_EQ(EMPTY_SET, report.amb);
@@ -1065,13 +1161,16 @@ TEST_F(enter_userns, clone_newuser_clears_ambient)
  */
 TEST_F(enter_userns, clone_newuser_caller_keeps_ambient)
 {
-	struct userns_report report = {};
+	struct self_report report = {};
 	struct capsets before, after;
+	int err;
 
 	get_capsets(_metadata, &before);
 	ASSERT_EQ(BIT_CAP(CAP_NET_RAW) | BIT_CAP(CAP_SYS_NICE), before.amb);
-	if (!clone_newuser_report(_metadata, &report))
-		SKIP(return, "cannot create a user namespace");
+	err = clone_report(_metadata, CLONE_NEWUSER, &report);
+	if (userns_refused(err))
+		SKIP(return, "clone(CLONE_NEWUSER): %s", strerror(err));
+	ASSERT_EQ(0, err);
 	get_capsets(_metadata, &after);
 	EXPECT_EQ(before.amb, after.amb);
 	EXPECT_EQ(before.inh, after.inh);

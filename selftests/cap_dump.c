@@ -18,6 +18,7 @@
  * credentials and exits.
  */
 
+#define _GNU_SOURCE
 #include <errno.h>
 #include <linux/capability.h>
 #include <linux/types.h>

@@ -178,19 +178,6 @@ static inline int status_amb(__u64 *amb)
 	return status_amb_of("/proc/thread-self/status", amb);
 }
 
-/* Reads the bounding set with PR_CAPBSET_READ. */
-static inline __u64 bounding_set(void)
-{
-	const int last = last_cap();
-	__u64 bnd = 0;
-	int cap;
-
-	for (cap = 0; cap <= last; cap++)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
-			bnd |= BIT_CAP(cap);
-	return bnd;
-}
-
 static inline int amb_is_set(int cap)
 {
 	return prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
@@ -221,14 +208,6 @@ static inline __u64 get_amb(struct __test_metadata *const _metadata)
 		TH_LOG("No CapAmb line in /proc/thread-self/status");
 	}
 	return amb;
-}
-
-static inline void get_capsets(struct __test_metadata *const _metadata,
-			       struct capsets *c)
-{
-	ASSERT_EQ(0, raw_capget(&c->eff, &c->prm, &c->inh));
-	c->bnd = bounding_set();
-	c->amb = get_amb(_metadata);
 }
 
 static inline void set_caps(struct __test_metadata *const _metadata,
@@ -391,53 +370,6 @@ static inline void become_user(struct __test_metadata *const _metadata,
 	ASSERT_EQ(0, syscall(SYS_setresuid, uid, uid, uid));
 	set_caps(_metadata, caps, caps, caps);
 	ASSERT_EQ(0, prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0));
-}
-
-/*
- * Creates a user namespace in a child, which holds it until it is opened,
- * and returns a file descriptor for it, or -1 if the child could not create
- * it.  The namespace lives on as long as the descriptor is open.
- */
-static inline int open_child_userns(struct __test_metadata *const _metadata)
-{
-	char path[64], c = 0;
-	int ready[2], done[2];
-	int fd = -1, status;
-	pid_t pid;
-
-	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(ready[0]);
-		close(done[1]);
-		if (unshare(CLONE_NEWUSER))
-			_exit(1);
-		if (write(ready[1], "x", 1) != 1)
-			_exit(2);
-		/* Holds the namespace until the parent closes its end. */
-		if (read(done[0], &c, 1) != 0)
-			_exit(3);
-		_exit(0);
-	}
-	ASSERT_EQ(0, close(ready[1]));
-	ASSERT_EQ(0, close(done[0]));
-	if (read(ready[0], &c, 1) == 1) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		ASSERT_LE(0, fd)
-		{
-			TH_LOG("Failed to open %s: %s", path, strerror(errno));
-		}
-	}
-	ASSERT_EQ(0, close(done[1]));
-	ASSERT_EQ(0, close(ready[0]));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	/* The child exits with 1 if unshare(2) failed, else with 0. */
-	ASSERT_EQ(fd < 0, WEXITSTATUS(status));
-	return fd;
 }
 
 #endif /* _SELFTESTS_CAPABILITIES_COMMON_H */
