@@ -162,6 +162,8 @@ check series-up-to-date "$TOP/scripts/series.sh" --check
 # Every rule of tests/rules.md has a test, every test and mutant a rule.
 check rules-table "$TOP/scripts/rules-check.sh"
 check checkpatch-strict "$TOP/scripts/checkpatch.sh"
+# The suite compiles without warnings with gcc and clang at -Wall -Wextra.
+check suite-no-warnings "$TOP/scripts/suite-warnings.sh"
 check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
 check b4-send-dry-run env DRY_RUN=1 "$TOP/scripts/send.sh"
 check b4-messages "$TOP/scripts/outgoing-check.sh"
