@@ -46,7 +46,7 @@ help:
 	@echo '  mutants     plant each bug of tests/mutants/ in turn; the suite must kill every one'
 	@echo '  bench-smoke, difftest-smoke, mutants-smoke   short runs that prove the tools work'
 	@echo '  alternatives  the rejected global-mask design: build, boot, compare with ambient;'
-	@echo '              writes the table into README.md and cover-letter.txt'
+	@echo '              writes the table into docs/design.md'
 	@echo '  clean       remove build/ (refuses while build/src/ambient has unexported commits)'
 	@echo 'Variables: KIMAGE=bzImage to boot another kernel, SELFTESTS_OVERLAY=dir to try a'
 	@echo '  working copy of the suite, VM_TIMEOUT=s, ACCEL=kvm|tcg to skip the KVM probe.'

@@ -5,8 +5,8 @@
 #
 #   alternatives   apply the series on pre-ambient, build that kernel, boot
 #                  it: its kselftest and the comparison scenario; the same scenario
-#                  on the ambient kernel; writes the table into README.md and
-#                  cover-letter.txt (make check runs it with --check)
+#                  on the ambient kernel; writes the table into docs/design.md
+#                  (make check runs it with --check)
 
 ALT_TOP := $(if $(TOP),$(TOP),.)
 

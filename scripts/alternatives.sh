@@ -3,11 +3,11 @@
 # The first design, kept as a tested alternative: a global mask
 # /proc/sys/kernel/cap_inheritable (alternatives/sysctl-cap-inheritable/).
 #
-#   alternatives.sh            run it, then write the table into README.md
-#                              and cover-letter.txt (and refresh series/)
-#   alternatives.sh --check    run it, and fail unless README.md and
-#                              cover-letter.txt hold the table just measured
-#                              (it changes nothing outside build/)
+#   alternatives.sh            run it, then write the table into
+#                              docs/design.md
+#   alternatives.sh --check    run it, and fail unless docs/design.md holds
+#                              the table just measured (it changes nothing
+#                              outside build/)
 #
 # 1. checkpatch --strict on the alternative's patches
 # 2. applies them on pre-ambient in build/src/alt-sysctl (redone only when
@@ -18,13 +18,13 @@
 #    its own Makefile) and tests/guest/compare-designs
 # 5. boots it (VM alt-sysctl): the kselftest, then the comparison scenario
 # 6. boots the ambient kernel (VM alt-ambient): the comparison scenario
-# 7. makes the tables from the two console logs: build/alternatives/table.md
-#    (for README.md) and table.txt (for the cover letter), and checks that
-#    the conclusions the README and the cover letter draw from them hold
+# 7. makes the table from the two console logs, build/alternatives/table.md
+#    (for docs/design.md), and checks that the conclusions docs/design.md
+#    draws from it hold
 #
 # Exits non-zero, naming each cause, when a step fails, the kselftest
 # fails, a guest did not report every row exactly once, a conclusion no
-# longer holds, or (--check) a committed table differs.
+# longer holds, or (--check) the committed table differs.
 # Functions run through phase, where set -e does not apply: every command
 # whose failure matters says so with "|| die".
 . "$(dirname "$0")/lib.sh"
@@ -197,24 +197,17 @@ rawcell() {
 	yes) printf '**yes**' ;; no) printf 'no' ;; *) printf 'missing' ;;
 	esac
 }
-# pP and pE in one cell of the plain-text table: one name where they agree
-sets() {
-	local p e
-	p=$(value "$1" "$2" pP)
-	e=$(value "$1" "$2" pE)
-	if [ "$p" = "$e" ]; then printf '%s' "$p"; else printf 'P=%s E=%s' "$p" "$e"; fi
-}
 has() { case ",$(field "$1" "$2" "$3")," in *",$4,"*|*,all,*) return 0 ;; esac; return 1; }
 yesno() { if "$@"; then echo yes; else echo no; fi; }
 
-# KEY|its label in the README's table|its label in the cover letter's
-rows='P|P: uid 65534, holds CAP_NET_RAW only to start H|P    uid 65534, starts H
-H|H: the helper, a plain program P executes|H    plain, run by P
-a|(a) a plain program H runs|(a)  plain, run by H
-b|(b) a set-user-ID-root program H runs|(b)  setuid root, by H
-c|(c) a program with the file capability CAP_CHOWN (permitted, effective) that H runs|(c)  file caps, by H
-Q|Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself|Q    uid 1000, own use
-d|(d) a plain program Q runs|(d)  plain, run by Q'
+# KEY|its label in the table
+rows='P|P: uid 65534, holds CAP_NET_RAW only to start H
+H|H: the helper, a plain program P executes
+a|(a) a plain program H runs
+b|(b) a set-user-ID-root program H runs
+c|(c) a program with the file capability CAP_CHOWN (permitted, effective) that H runs
+Q|Q: an unrelated process of uid 1000 holding CAP_NET_RAW (pP, pE) for itself
+d|(d) a plain program Q runs'
 keys=$(printf '%s\n' "$rows" | cut -d'|' -f1)
 label() { printf '%s\n' "$rows" | awk -F'|' -v k="$1" -v n="$2" '$1 == k { print $n }'; }
 
@@ -234,7 +227,7 @@ failed=$(grep -c '^not ok [0-9]* mask\.' "$OUT/selftest.txt" || true)
 claim() {	# claim TEXT CMD...: CMD must succeed
 	local text=$1
 	shift
-	"$@" || fail "no longer measured, but README.md and the cover letter say: $text"
+	"$@" || fail "no longer measured, but docs/design.md says: $text"
 }
 no() { ! "$@"; }
 claim "the ambient set passes CAP_NET_RAW to H and to (a)" \
@@ -272,70 +265,35 @@ claim "the ambient set is dropped for (b) and (c)" \
 		"ambient $(value a ambient raw), sysctl $(value a sysctl raw)"
 	echo "- the alternative's kselftest: $passed passed, $failed failed"
 } >"$OUT/table.md"
-
-# The cover letter's table: plain text without a blank line. Its last line
-# is the kselftest's ("  the mask's own kselftest: ..."), which is how the
-# block is found again.
-{
-	fmt='  %-24s  %-8s %-8s %-4s  %-14s %s\n'
-	printf '  %-24s  %-22s  %s\n' "" "ambient set" "sysctl mask"
-	# shellcheck disable=SC2059
-	printf "$fmt" "process" "pP, pE" "pA" "raw" "pP, pE" "raw"
-	for k in $keys; do
-		# shellcheck disable=SC2059
-		printf "$fmt" "$(label "$k" 3)" \
-			"$(sets "$k" ambient)" "$(value "$k" ambient pA)" "$(value "$k" ambient raw)" \
-			"$(sets "$k" sysctl)" "$(value "$k" sysctl raw)"
-	done
-	printf "  the mask's own kselftest: %s passed, %s failed\n" "$passed" "$failed"
-} >"$OUT/table.txt"
 cat "$OUT/table.md"
-echo
-cat "$OUT/table.txt"
 if [ ${#fails[@]} -gt 0 ]; then
 	printf '%s\n' "${fails[@]}" | sed 's/^/  - /' >&2
 	die "the alternative's run failed for the ${#fails[@]} reasons above" \
 	    "read the logs named there; nothing outside build/ was changed"
 fi
 
-# ---- the committed copies ----
-# block MODE FILE NEW: compare (--check) or replace (write) the generated
-# block of FILE with the text of NEW. Exit 0: equal (or written); 1: they
-# differ (--check); 2: FILE has no block where one is expected.
-# In Markdown the block lies between the two marker comments; in the
-# cover letter it is the run of non-blank lines that ends with the line
-# beginning "  the mask's own kselftest:".
+# ---- the committed copy ----
+# block MODE FILE NEW: compare (--check) or replace (write) the block of
+# FILE between the two marker comments with the text of NEW. Exit 0: equal
+# (or written); 1: they differ (--check); 2: FILE lacks the markers.
 block() {
 	python3 - "$@" <<-'PY'
 	import difflib, os, sys
 	mode, path, new = sys.argv[1:]
 	name = os.path.relpath(path)
 	lines = open(path).read().splitlines(keepends=True)
-	text = open(new).read()
+	text = "\n" + open(new).read() + "\n"
 	def broken(why):
 	    print(f"{name}: {why}", file=sys.stderr)
 	    sys.exit(2)
-	if path.endswith(".md"):
-	    begin = "<!-- begin: written by make alternatives -->\n"
-	    end = "<!-- end: written by make alternatives -->\n"
-	    if lines.count(begin) != 1 or lines.count(end) != 1:
-	        broken(f"wants exactly one '{begin.strip()}' and one '{end.strip()}' line")
-	    i = lines.index(begin) + 1
-	    j = lines.index(end)
-	    if j < i:
-	        broken("the end marker comes before the begin marker")
-	    text = "\n" + text + "\n"
-	else:
-	    last = "  the mask's own kselftest:"
-	    if "\n\n" in text.strip("\n") or not text.splitlines()[-1].startswith(last):
-	        broken("the generated table has a blank line or lacks its last line")
-	    ends = [k for k, l in enumerate(lines) if l.startswith(last)]
-	    if len(ends) != 1:
-	        broken(f"wants exactly one line starting '{last.strip()}'")
-	    j = ends[0] + 1
-	    i = j - 1
-	    while i > 0 and lines[i - 1].strip():
-	        i -= 1
+	begin = "<!-- begin: written by make alternatives -->\n"
+	end = "<!-- end: written by make alternatives -->\n"
+	if lines.count(begin) != 1 or lines.count(end) != 1:
+	    broken(f"wants exactly one '{begin.strip()}' and one '{end.strip()}' line")
+	i = lines.index(begin) + 1
+	j = lines.index(end)
+	if j < i:
+	    broken("the end marker comes before the begin marker")
 	old = "".join(lines[i:j])
 	if old == text:
 	    sys.exit(0)
@@ -350,22 +308,15 @@ block() {
 	PY
 }
 
-stale=0
-for f in README.md:table.md cover-letter.txt:table.txt; do
-	rc=0
-	block "$mode" "$TOP/${f%%:*}" "$OUT/${f#*:}" || rc=$?
-	case $rc in
-	0) ;;
-	1) stale=1 ;;
-	*) die "cannot find the table's place in ${f%%:*} (above)" \
-	       "restore the markers or the table's last line from git" ;;
-	esac
-done
+DOC=docs/design.md
+rc=0
+block "$mode" "$TOP/$DOC" "$OUT/table.md" || rc=$?
+case $rc in
+0) ;;
+1) die "the committed alternatives table differs from the one just measured" \
+       "run make alternatives, read the diff, and commit $DOC" ;;
+*) die "cannot find the table's place in $DOC (above)" "restore its markers from git" ;;
+esac
 if [ "$mode" = --check ]; then
-	[ $stale -eq 0 ] ||
-		die "the committed alternatives table differs from the one just measured" \
-		    "run make alternatives, read the diff, and commit README.md, cover-letter.txt and series/"
-	msg "README.md and cover-letter.txt hold the table just measured"
-else
-	"$TOP/scripts/series.sh"
+	msg "$DOC holds the table just measured"
 fi

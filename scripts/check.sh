@@ -184,7 +184,7 @@ check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh
 # must each fail the suite (make mutants runs all of them).
 check mutants-killed "$TOP/scripts/mutants.sh" --check
 # The rejected global-mask design: its kernel passes its own kselftest, and
-# the comparison table the README and the cover letter carry is measured.
+# the comparison table docs/design.md carries is measured.
 check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
 
 # The second tier: each a full build that shares no object with the rest.
