@@ -5,8 +5,9 @@
 # Makes a minimal Debian bookworm root under build/clean-room
 # (debootstrap --variant=minbase), installs there only what the README
 # tells a new user to install first (make and git), clones this
-# repository's committed HEAD into it and runs the README's main command,
-# make kselftest, exactly as written; FULL=1 then runs make check too.
+# repository's committed HEAD into it and runs make kselftest, which runs
+# make deps first, exactly as the README writes it: the quickest proof of
+# the set-up; FULL=1 then runs make check too.
 # Prints the time of each phase and PASS or FAIL. The mounts it makes are
 # undone on every way out, Ctrl-C included. Needs root (chroot, mounts).
 . "$(dirname "$0")/lib.sh"
