@@ -75,4 +75,5 @@ echo "$SOURCE_PKG $(cat "$BUILD/debian/$SOURCE_PKG/VERSION")" >"$BUILD/source-ve
 [ -f "$UPSTREAM_TARBALL" ] ||
 	die "$UPSTREAM_PKG $(cat "$BUILD/debian/$UPSTREAM_PKG/VERSION") has no ${UPSTREAM_TARBALL#"$BUILD/debian/$UPSTREAM_PKG/root"}" \
 	    "look at what it holds (build/debian/$UPSTREAM_PKG/root) and set UPSTREAM_TARBALL in scripts/lib.sh to its tarball"
-msg "packages present, $(cat "$BUILD/source-version"), $UPSTREAM_PKG $(cat "$BUILD/debian/$UPSTREAM_PKG/VERSION"), in $SECONDS s"
+"$TOP/scripts/debian-pkg.sh" "$B4_PKG" "$B4_PIN" $B4_SUITES
+msg "packages present, $(cat "$BUILD/source-version"), $UPSTREAM_PKG $(cat "$BUILD/debian/$UPSTREAM_PKG/VERSION"), b4 $(cat "$BUILD/debian/$B4_PKG/VERSION"), in $SECONDS s"

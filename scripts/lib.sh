@@ -33,6 +33,13 @@ UPSTREAM_PIN=7.2.13-1
 UPSTREAM_SUITES=sid
 UPSTREAM_TARBALL=${BUILD}/debian/$UPSTREAM_PKG/root/usr/src/linux-source-7.2.tar.xz
 
+# b4 as today's kernel developers use it: bookworm's 0.12 lacks prep
+# --check, so Debian trixie's b4 (pure Python, and its dependencies are
+# bookworm's b4's, which make deps installs) runs from build/debian/b4.
+B4_PKG=b4
+B4_PIN=0.14.2-2
+B4_SUITES=trixie
+
 REPO=$BUILD/linux.git		# bare-ish git repository holding all three
 SRC=$BUILD/src			# one worktree per flavour
 OBJ=$BUILD/obj			# one O= output directory per flavour
@@ -84,17 +91,18 @@ check_flavour() {
 #   S_DIR     its patches and cover letter      S_BASE    the tag it applies to
 #   S_TREE    the worktree of its branch        S_BRANCH  its branch
 #   S_COVER   the cover letter's text           S_OUT     b4's messages
+#   S_PREFIX  what its subjects add after [PATCH
 # ambient: the whole series on pre-ambient (6.12); upstream: the selftest,
 # documentation and MAINTAINERS patches alone, on Linux 7.2.
 series_vars() {
 	case $1 in
 	ambient)
 		S_DIR=$TOP/series S_BASE=pre-ambient S_TREE=$SRC/ambient S_BRANCH=ambient
-		S_COVER=$TOP/cover-letter.txt S_OUT=$BUILD/outgoing ;;
+		S_COVER=$TOP/cover-letter.txt S_OUT=$BUILD/outgoing S_PREFIX="RFC " ;;
 	upstream)
 		S_DIR=$TOP/upstream/kselftest-docs S_BASE=upstream S_TREE=$SRC/upstream
 		S_BRANCH=kselftest-docs S_COVER=$TOP/upstream/kselftest-docs/cover-letter.txt
-		S_OUT=$BUILD/outgoing-upstream ;;
+		S_OUT=$BUILD/outgoing-upstream S_PREFIX= ;;
 	*) die "unknown series '$1'" "use SERIES=ambient or SERIES=upstream" ;;
 	esac
 }
@@ -360,6 +368,14 @@ pack_initramfs() {
 
 # The one identity of the series (From:, Signed-off-by:, the cover letter).
 # The placeholder is fine for building and checking; sending refuses it.
+# b4 ARGS...: run the pinned b4 (make deps fetches it) in the current
+# directory.
+b4() {
+	local lib=$BUILD/debian/$B4_PKG/root/usr/lib/python3/dist-packages
+	[ -f "$lib/b4/command.py" ] || die "b4 $B4_PIN is not unpacked in build/debian/$B4_PKG" "run make deps"
+	PYTHONPATH=$lib /usr/bin/python3 -m b4.command "$@"
+}
+
 PLACEHOLDER_AUTHOR="A. U. Thor <author@example.org>"
 AUTHOR=${AUTHOR:-$PLACEHOLDER_AUTHOR}
 author_name() { printf '%s' "${AUTHOR% <*}"; }

@@ -17,6 +17,8 @@ PKG=$(sed -n 's/^SOURCE_PKG=//p' "$TOP/scripts/lib.sh")
 NEWER=${PIN%%-*}.1-1~deb12u1
 UPSTREAM_PKG=$(sed -n 's/^UPSTREAM_PKG=//p' "$TOP/scripts/lib.sh")
 UPSTREAM_PIN=$(sed -n 's/^UPSTREAM_PIN=//p' "$TOP/scripts/lib.sh")
+B4_PKG=$(sed -n 's/^B4_PKG=//p' "$TOP/scripts/lib.sh")
+B4_PIN=$(sed -n 's/^B4_PIN=//p' "$TOP/scripts/lib.sh")
 WORK=$(mktemp -d) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
@@ -29,7 +31,8 @@ n=0
 failures=0
 # setup: a machine with every package, whose APT sources name only
 # bookworm main (as debootstrap writes them), and an archive that has the
-# pin in bookworm-security only (and today's upstream source in sid). The
+# pin in bookworm-security only (today's upstream source in sid, b4 in
+# trixie). The
 # stubs read and write $STATE.
 setup() {
 	STATE=$WORK/state-$n
@@ -40,6 +43,8 @@ setup() {
 	echo bookworm-security >"$STATE/archive-suite"
 	printf '%s\n' "$UPSTREAM_PIN" >"$STATE/archive.$UPSTREAM_PKG"
 	echo sid >"$STATE/archive-suite.$UPSTREAM_PKG"
+	printf '%s\n' "$B4_PIN" >"$STATE/archive.$B4_PKG"
+	echo trixie >"$STATE/archive-suite.$B4_PKG"
 	echo 0 >"$STATE/uid"
 	echo 'deb http://archive.invalid/debian bookworm main' >"$STATE/etc/sources.list"
 	: >"$STATE/log"
