@@ -8,7 +8,7 @@ export TOP KERNEL
 SCRIPTS := $(TOP)/scripts
 
 .PHONY: help deps tree kernel kernels payload kselftest check check-full clean-room clean \
-	series series-check checkpatch sparse bisect standalone send \
+	series series-check checkpatch sparse bisect standalone send range-diff trailers \
 	upstream-series upstream-check
 
 include $(wildcard $(TOP)/mk/*.mk)
@@ -34,8 +34,11 @@ help:
 	@echo '  sparse      sparse (C=2) and W=1 on the touched objects: nothing new against pre-ambient'
 	@echo '  bisect      build every commit of the ambient branch on its own'
 	@echo '  standalone  apply the selftest, documentation and MAINTAINERS patches to stock'
-	@echo '  send        b4 prep + b4 send -o build/outgoing (AUTHOR="Name <email>"; never mails;'
-	@echo '              SERIES=upstream: the standalone series, to build/outgoing-upstream)'
+	@echo '  send        b4 send the current revision as AUTHOR="Name <email>" (b4 asks first, then'
+	@echo '              bumps the version; commit b4/ after); REFLECT=1: to yourself only;'
+	@echo '              OUT=dir: write the messages, send nothing; SERIES=upstream: the standalone series'
+	@echo '  range-diff  the range-diff of the series against its last sent revision'
+	@echo '  trailers    MBOX=thread.mbox: apply the Reviewed-by/Acked-by/Tested-by of replies, export series/'
 	@echo '  upstream-series  carry the selftest and documentation commits over to Linux 7.2,'
 	@echo '              export them to upstream/kselftest-docs/'
 	@echo '  upstream-check   the standalone series through the checkpatch, selftests build,'
@@ -97,7 +100,13 @@ standalone: tree
 	@$(SCRIPTS)/standalone.sh
 
 send: tree
-	@$(SCRIPTS)/send.sh && $(SCRIPTS)/outgoing-check.sh
+	@$(SCRIPTS)/send.sh $(if $(OUT)$(DRY_RUN),&& $(SCRIPTS)/outgoing-check.sh)
+
+range-diff: tree
+	@$(SCRIPTS)/send.sh --range-diff
+
+trailers: tree
+	@$(SCRIPTS)/trailers.sh $(MBOX)
 
 upstream-series: tree
 	@$(SCRIPTS)/upstream-series.sh && $(SCRIPTS)/upstream-tree.sh

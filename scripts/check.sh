@@ -165,14 +165,21 @@ check checkpatch-strict "$TOP/scripts/checkpatch.sh"
 # The suite compiles without warnings with gcc and clang at -Wall -Wextra.
 check suite-no-warnings "$TOP/scripts/suite-warnings.sh"
 check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
-check b4-send-dry-run env DRY_RUN=1 "$TOP/scripts/send.sh"
-check b4-messages "$TOP/scripts/outgoing-check.sh"
+# The messages go out under a sender whose name has quotes, accents, '&'
+# and a backslash: every header and body line must carry it as git
+# format-patch would (scripts/outgoing-identity.py).
+SENDER='Zoë "Zed" Tëster & Sons \ Co <zoe.tester@example.net>'
+check b4-send-dry-run env AUTHOR="$SENDER" DRY_RUN=1 "$TOP/scripts/send.sh"
+check b4-messages-from-sender env AUTHOR="$SENDER" "$TOP/scripts/outgoing-check.sh"
+# make send twice (v1, v2: same change-id, range-diff), b4 prep --check
+# before each, and make trailers from a saved reply.
+check b4-flow-v1-v2-trailers "$TOP/tests/b4/flow-test.sh"
 # The standalone series on Linux 7.2, checked with 7.2's own tools, and
 # its messages rebuild the branch on a clean 7.2 tree.
 check upstream-series-up-to-date "$TOP/scripts/upstream-series.sh" --check
 check upstream-7.2-tools "$TOP/scripts/upstream-check.sh"
-check upstream-b4-send-dry-run env SERIES=upstream DRY_RUN=1 "$TOP/scripts/send.sh"
-check upstream-b4-messages env SERIES=upstream "$TOP/scripts/outgoing-check.sh"
+check upstream-b4-send-dry-run env SERIES=upstream AUTHOR="$SENDER" DRY_RUN=1 "$TOP/scripts/send.sh"
+check upstream-b4-messages env SERIES=upstream AUTHOR="$SENDER" "$TOP/scripts/outgoing-check.sh"
 check htmldocs-no-new-warnings "$TOP/scripts/htmldocs-check.sh" build/src/ambient build/src/pre-ambient
 check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
 

@@ -10,7 +10,8 @@
 series=${SERIES:-ambient}
 series_vars "$series"
 
-out=$S_OUT
+out=${OUT:-$S_OUT}
+S_DIR=${SERIES_DIR:-$S_DIR}
 n=$(series_patches_of "$S_DIR" | wc -l)
 [ "${n:-0}" -gt 0 ] || die "${S_DIR#"$TOP"/} holds no patches" "run make series (make upstream-series)"
 mapfile -t msgs < <(ls "$out"/* 2>/dev/null | LC_ALL=C sort)
@@ -28,10 +29,13 @@ header() {	# header FILE NAME: the unfolded header
 	python3 -c 'import sys, email; m = email.message_from_file(open(sys.argv[1]))
 print(" ".join(str(m.get(sys.argv[2], "")).split()))' "$1" "$2"
 }
+# b4 numbers revisions after the first: [PATCH RFC v2 0/5]
+rev=$(jq -r .series.revision "${B4_STATE:-$TOP/b4/$series}/tracking.json" 2>/dev/null || echo 1)
+[ "$rev" -gt 1 ] && S_PREFIX="${S_PREFIX}v$rev "
 k=0
 for m in "${msgs[@]}"; do
 	subj=$(header "$m" Subject)
-	want="[PATCH $k/$n]"
+	want="[PATCH $S_PREFIX$k/$n]"
 	case $subj in
 	"$want "*) echo "ok: $subj" ;;
 	*) die "message $((k + 1)) has subject '$subj', want '$want ...'" "read $m" ;;
@@ -39,8 +43,14 @@ for m in "${msgs[@]}"; do
 	k=$((k + 1))
 done
 rcpt="$(header "${msgs[0]}" To) $(header "${msgs[0]}" Cc)"
+# get_maintainer.pl's lists for the files touched, and for the 6.12 series
+# linux-api, which the kernel's process asks for a change to the user-space
+# API (b4 send --cc).
 lists=linux-security-module@vger.kernel.org
-[ "$series" = upstream ] && lists="$lists linux-kselftest@vger.kernel.org linux-doc@vger.kernel.org"
+case $series in
+ambient) lists="$lists linux-api@vger.kernel.org audit@vger.kernel.org keyrings@vger.kernel.org linux-fsdevel@vger.kernel.org" ;;
+upstream) lists="$lists linux-kselftest@vger.kernel.org linux-doc@vger.kernel.org" ;;
+esac
 for a in $lists $maint; do
 	case $rcpt in
 	*"$a"*) echo "cover letter is addressed to $a" ;;
@@ -62,10 +72,22 @@ echo "tree from messages $got, branch $S_BRANCH $want"
 [ "$got" = "$want" ] ||
 	die "the b4 messages do not rebuild the tree of branch $S_BRANCH" \
 	    "run make series (make upstream-series), then make send DRY_RUN=1"
-logs() { git -C "$1" log --format='%an <%ae>%n%B' "$S_BASE..$2"; }
-if [ "$AUTHOR" = "$PLACEHOLDER_AUTHOR" ]; then
-	diff -u <(logs "$S_TREE" "$S_BRANCH") <(logs "$wt" HEAD) ||
-		die "the commits from the messages differ from branch $S_BRANCH (above)" \
-		    "run make series (make upstream-series), then make send DRY_RUN=1"
-	echo "authors and messages: as on branch $S_BRANCH ($n commits)"
-fi
+# Every message is from the sender, who authored and signed off every
+# patch (scripts/outgoing-identity.py says exactly what is checked).
+"$TOP/scripts/outgoing-identity.py" "$AUTHOR" "$PLACEHOLDER_AUTHOR" "${msgs[@]}" ||
+	die "the messages do not carry the identity '$AUTHOR' as git format-patch would" \
+	    "fix scripts/send.sh"
+# The branch's commits carry the placeholder; the messages' commits must be
+# the same with the sender in its place, as author and in the sign-off.
+# (git am drops the double quotes of an author's name, from git
+# format-patch's messages too: the From: header is checked exactly above.)
+logs() { git -C "$1" log --format='author: %an <%ae>%n%B' "$S_BASE..$2"; }
+unquote_authors() { sed '/^author: /s/"//g'; }
+as_sender() {
+	python3 -c 'import sys; print(sys.stdin.read().replace(sys.argv[1], sys.argv[2]), end="")' \
+		"$PLACEHOLDER_AUTHOR" "$AUTHOR"
+}
+diff -u <(logs "$S_TREE" "$S_BRANCH" | as_sender | unquote_authors) <(logs "$wt" HEAD | unquote_authors) ||
+	die "the commits from the messages differ from branch $S_BRANCH with $AUTHOR as author (above)" \
+	    "run make series (make upstream-series), then make send DRY_RUN=1"
+echo "authors and messages: as on branch $S_BRANCH, by $AUTHOR ($n commits)"
