@@ -20,8 +20,10 @@ n=$(git -C "$wt" rev-list --count pre-ambient..ambient) ||
 	die "build/src/ambient lacks the tag pre-ambient or the branch ambient" "run make tree"
 [ "$n" -gt 0 ] || die "branch ambient has no commits on pre-ambient" "nothing to export"
 
+# An RFC: the set is upstream already, so this is for review, not merging
+# (b4 writes it so; make send gives b4 the same prefix).
 git -C "$wt" -c user.name="$(author_name)" -c user.email="$(author_email)" \
-	format-patch -q --cover-letter --zero-commit --no-signature --full-index \
+	format-patch -q --subject-prefix="PATCH RFC" --cover-letter --zero-commit --no-signature --full-index \
 	--base=pre-ambient -o "$tmp/series" pre-ambient..ambient
 
 fill_cover "$tmp/series" "$TOP/cover-letter.txt"
