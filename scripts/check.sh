@@ -111,6 +111,17 @@ cover_figures() {
 	done
 }
 
+# The cover letter leads with what the series is: the set is upstream
+# since v4.3 (58319057b784), said in its first 15 lines; and it is short:
+# at most 80 lines of prose (the text b4 adds after it not counted).
+cover_form() {
+	local f=$TOP/cover-letter.txt lines
+	lines=$(($(wc -l <"$f") - 2))	# the subject line and the blank after it
+	expect "lines of prose" "$((lines <= 80))" 1 && echo "  ($lines)" &&
+	expect "v4.3 in the first 15 lines" "$(head -n 16 "$f" | grep -q 'v4\.3' && echo yes || echo no)" yes &&
+	expect "58319057b784 in the first 15 lines" "$(head -n 16 "$f" | grep -q 58319057b784 && echo yes || echo no)" yes
+}
+
 suite_results() {
 	echo "our suite on $1: $(ours "$1") results, $(ours "$1" PASS) passed"
 	[ "$(ours "$1")" -ge 60 ]
@@ -156,6 +167,7 @@ check difftest-pre-ambient-mismatches env SEED=20261203 EXPECT_MISMATCH=1 IGNORE
 check bench-smoke env SMOKE=1 "$TOP/scripts/bench.sh"
 check uapi-matches-stock "$TOP/scripts/abi-check.sh"
 check cover-letter-figures-measured cover_figures
+check cover-letter-lede-and-length cover_form
 
 # The series as a submission.
 check series-up-to-date "$TOP/scripts/series.sh" --check
