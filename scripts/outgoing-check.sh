@@ -18,9 +18,10 @@ mapfile -t msgs < <(ls "$out"/* 2>/dev/null | LC_ALL=C sort)
 echo "messages: ${#msgs[@]} for $n patches"
 [ "${#msgs[@]}" -eq $((n + 1)) ] || die "b4 wrote ${#msgs[@]} messages, want $((n + 1))" "read $LOGS/b4-send.log"
 
-# The CAPABILITIES maintainers, from the tree the series is sent against.
+# The CAPABILITIES maintainers, from today's MAINTAINERS (Linux 7.2), which
+# make send reads for both series.
 # (awk reads to the end: an early exit would kill git show with SIGPIPE)
-maint=$(git -C "$S_TREE" show "$S_BASE:MAINTAINERS" | awk '/^CAPABILITIES$/ { on = 1; next } on && /^$/ { on = 0 }
+maint=$(git -C "$SRC/upstream" show upstream:MAINTAINERS | awk '/^CAPABILITIES$/ { on = 1; next } on && /^$/ { on = 0 }
 	on && /^M:/ { sub(/^M:[ \t]*/, ""); print }' |
 	{ grep -oE '<[^>]+>' || true; } | tr -d '<>')
 [ -n "$maint" ] || die "no CAPABILITIES maintainer found in MAINTAINERS" "check the entry's name"

@@ -11,6 +11,8 @@
 #                         updated to match (commit it)
 #   REFLECT=1 send.sh     b4 send --reflect: everything to the sender only
 #   OUT=DIR send.sh       b4 send -o DIR: write the messages, send nothing
+#                         (DIR must be new or hold only messages)
+#   SEND_CC="a@b c@d"     more Cc: for this revision (b4 send --cc)
 #   DRY_RUN=1 send.sh     OUT=build/outgoing, placeholder identity allowed
 #   send.sh --range-diff  the range-diff against the last sent revision
 #   send.sh --check       b4 prep --check (checkpatch --strict, per patch)
@@ -31,6 +33,13 @@ case ${1:-} in
 esac
 [ "${DRY_RUN:-}" = 1 ] && OUT=${OUT:-$S_OUT}
 [ "${REFLECT:-}" = 1 ] && [ -n "${OUT:-}" ] && die "REFLECT=1 and OUT= both given" "choose one"
+if [ -n "${OUT:-}" ]; then
+	OUT=$(realpath -m "$OUT")
+	# it is emptied first: never a directory that holds anything else
+	if [ -d "$OUT" ] && [ -n "$(find "$OUT" -mindepth 1 ! -name '*.eml' -print -quit)" ]; then
+		die "OUT=$OUT holds files other than messages" "give a new directory, or one b4 wrote before"
+	fi
+fi
 
 if [ "$AUTHOR" = "$PLACEHOLDER_AUTHOR" ] && [ "$mode" = send ] && [ "${DRY_RUN:-}" != 1 ]; then
 	die "AUTHOR is the placeholder '$PLACEHOLDER_AUTHOR'" \
@@ -47,7 +56,11 @@ state=${B4_STATE:-$TOP/b4/$series}
 mkdir -p "$state" || die "cannot create $state" "check the free space"
 
 wt=$SRC/b4-$series
-branch=b4/$series
+# b4 names the change-id after the branch: say what the series is
+case $series in
+ambient) branch=b4/ambient-caps-rfc ;;
+upstream) branch=b4/ambient-caps-selftests ;;
+esac
 lock "b4-$series"
 # b4 and git read the identity and b4's settings from the configuration
 # (added to any GIT_CONFIG_* already given); git's own sendemail settings
@@ -58,6 +71,7 @@ git_config_env() {
 }
 git_config_env user.name "$(author_name)"
 git_config_env user.email "$(author_email)"
+git_config_env sendemail.from "$AUTHOR"	# else a sendemail.from of the user's wins
 git_config_env b4.prep-cover-template "$TOP/b4/cover.template"
 # b4's own checkpatch command, made --strict; the trees hold no mainline
 # history, so cited commit ids are checked by scripts/checkpatch.sh (for
@@ -65,6 +79,13 @@ git_config_env b4.prep-cover-template "$TOP/b4/cover.template"
 # wants.
 git_config_env b4.prep-perpatch-check-cmd \
 	"env PATH=/usr/bin:/bin ./scripts/checkpatch.pl -q --terse --no-summary --mailback --showfile --strict --ignore UNKNOWN_COMMIT_ID"
+# Recipients from today's MAINTAINERS (Linux 7.2), also for the 6.12
+# series: b4's own get_maintainer.pl commands, pointed at today's file.
+gm="$SRC/upstream/scripts/get_maintainer.pl --mpath $SRC/upstream/MAINTAINERS"
+gm="$gm --nogit --nogit-fallback --nogit-chief-penguins --norolestats"
+[ -x "$SRC/upstream/scripts/get_maintainer.pl" ] || die "no Linux 7.2 tree in build/src/upstream" "run make tree"
+git_config_env b4.send-auto-to-cmd "$gm --nol"
+git_config_env b4.send-auto-cc-cmd "$gm --nom"
 # Without an SMTP server b4 assumes its web endpoint, which wants signed
 # messages; -o connects to neither.
 [ -n "${OUT:-}" ] && [ -z "$(git config sendemail.smtpServer || true)" ] &&
@@ -109,10 +130,13 @@ else
 		die "b4 prep --enroll failed (log: $LOGS/b4-prep.log)" "read the log"
 fi
 
-# The patches, committed as the sender: author and sign-off.
+# The patches: the placeholder identity becomes the sender's, as author
+# and in the sign-off; a patch someone else wrote keeps its author (b4
+# gives it an in-body From:).
 for p in $patches; do
 	git am -q "$p" ||
 		die "${p##*/} does not apply to $S_BASE" "run make tree && make series (make upstream-series)"
+	[ "$(git log -1 --format='%an <%ae>')" = "$PLACEHOLDER_AUTHOR" ] || continue
 	git log -1 --format=%B | python3 -c '
 import sys
 print(sys.stdin.read().replace("Signed-off-by: " + sys.argv[1], "Signed-off-by: " + sys.argv[2]), end="")' \
@@ -141,9 +165,13 @@ save_tracking() {
 		mv "$state/tracking.json.new" "$state/tracking.json" ||
 		die "cannot save b4's tracking data to $state/tracking.json" "check the free space"
 }
-[ -n "$change_id" ] || save_tracking
+[ -n "$change_id" ] || { save_tracking; change_id=$(jq -r '.series["change-id"]' "$state/tracking.json"); }
 revision=$(jq -r .series.revision "$state/tracking.json") ||
 	die "cannot read the revision from $state/tracking.json" "restore it from git"
+
+prev=$((revision - 1))
+[ "$revision" -eq 1 ] || [ -d "$state/v$prev" ] ||
+	die "b4/$series is at v$revision but keeps no v$prev" "restore b4/$series/v$prev from git (a record of what was sent)"
 
 case $mode in
 range-diff)
@@ -151,6 +179,22 @@ range-diff)
 	exec b4 prep --compare-to "v$((revision - 1))"
 	;;
 esac
+if [ "$mode" = send ] && [ -z "${OUT:-}" ] && [ "${REFLECT:-}" != 1 ]; then
+	# An unchanged changelog template is not a changelog.
+	if [ "$revision" -gt 1 ] && grep -q EDITME "$state/changelog" 2>/dev/null; then
+		die "b4/$series/changelog still says EDITME" "describe what is new in v$revision there, then send again"
+	fi
+	# v$revision went out already if its tag is there: the record of that
+	# send (b4/) was not kept, and sending again would repeat v$revision.
+	if git rev-parse -q --verify "refs/tags/sent/$change_id-v$revision" >/dev/null 2>&1; then
+		die "v$revision was sent already (tag sent/$change_id-v$revision), but b4/$series says it is next" \
+		    "check out b4/$series as committed after that send; if that send never happened: git -C build/src/b4-$series tag -d sent/$change_id-v$revision"
+	fi
+	if [ -z "${B4_STATE:-}" ] && [ -n "$(git -C "$TOP" status --porcelain -- "b4/$series")" ]; then
+		die "b4/$series has changes not committed" "commit b4/$series (the record of the last send) first"
+	fi
+fi
+
 # b4 prep --check: checkpatch --strict on each patch; b4 send asks for it.
 if [ "$mode" = check ] || [ -z "${OUT:-}" ]; then
 	b4 prep --check >"$LOGS/b4-check.log" 2>&1 || true
@@ -158,12 +202,6 @@ if [ "$mode" = check ] || [ -z "${OUT:-}" ]; then
 	grep -q 'Success: [0-9]*, Warning: 0, Error: 0' "$LOGS/b4-check.log" ||
 		die "b4 prep --check reports problems (log: $LOGS/b4-check.log)" "fix the patches, then make series"
 	[ "$mode" = check ] && exit 0
-fi
-
-# An unchanged changelog template is not a changelog.
-if [ "${revision:-1}" -gt 1 ] && [ -z "${OUT:-}" ] && [ "${REFLECT:-}" != 1 ] &&
-	grep -q EDITME "$state/changelog" 2>/dev/null; then
-	die "b4/$series/changelog still says EDITME" "describe what is new in v$revision there, then send again"
 fi
 
 # b4's --cc, for the lists the kernel's process asks for that
@@ -174,6 +212,8 @@ fi
 # 0.14 alike); the sender has the messages as From: anyway.
 extra=(--not-me-too)
 [ "$series" = ambient ] && extra+=(--cc linux-api@vger.kernel.org)
+send_cc=${SEND_CC:-}
+for a in ${send_cc//,/ }; do extra+=(--cc "$a"); done
 if [ -n "${OUT:-}" ]; then
 	rm -rf "$OUT"
 	b4 send --no-sign "${extra[@]}" -o "$OUT" >"$LOGS/b4-send.log" 2>&1 ||
@@ -181,6 +221,14 @@ if [ -n "${OUT:-}" ]; then
 	ls "$OUT"
 	exit 0
 fi
+# What goes out is checked first: written aside, every message must carry
+# the sender's identity (scripts/outgoing-identity.py).
+pre=$BUILD/outgoing-presend-$series
+rm -rf "$pre"
+b4 send --no-sign "${extra[@]}" -o "$pre" >"$LOGS/b4-send.log" 2>&1 ||
+	die "b4 send -o failed (log: $LOGS/b4-send.log)" "read the log"
+"$TOP/scripts/outgoing-identity.py" "$AUTHOR" "$PLACEHOLDER_AUTHOR" "$pre"/* ||
+	die "the messages do not carry '$AUTHOR' (above); nothing was sent" "check git config sendemail.from and AUTHOR"
 if [ "${REFLECT:-}" = 1 ]; then
 	b4 send --reflect "${extra[@]}" ||
 		die "b4 send --reflect failed" "read b4's messages above (git config sendemail.*)"

@@ -20,7 +20,7 @@ export GIT_CONFIG_VALUE_0="$TOP/tests/b4/mailbox $t/mail"
 export GIT_CONFIG_KEY_1=b4.send-no-patatt-sign GIT_CONFIG_VALUE_1=yes
 cp "$TOP"/series/*.patch "$t/series/"
 
-header() { python3 -c 'import sys, email
+header() { /usr/bin/python3 -c 'import sys, email
 m = email.message_from_binary_file(open(sys.argv[1], "rb"))
 print(" ".join(str(m.get(sys.argv[2], "")).split()))' "$1" "$2"; }
 mail_of() {	# mail_of REV: the messages of that revision, in order
@@ -74,7 +74,8 @@ sed -n '/^Range-diff versus v1:$/,/^Best regards/p' "$v2" | grep -q 'checked by 
 	fail "the range-diff does not show the change"
 sed -n '/^Range-diff versus v1:$/,/^Best regards/p' "$v2" | sed 's/^/  /' | head -n 20
 
-# make trailers: a saved reply to v2's patch 2, on a branch of its own.
+# make trailers: a saved reply to v2's patch 2, applied on a branch of
+# the test's own.
 p2=$(mail_of 'v2 2/')
 sed -e "s|@MSGID@|$(header "$p2" Message-Id)|" -e "s|@SUBJECT@|$(header "$p2" Subject)|" \
     -e "s|@SENDER@|$AUTHOR|" "$TOP/tests/b4/reply.eml" >"$t/reply.eml"
@@ -96,3 +97,7 @@ echo "Reviewed-by: Rita Reviewer now in: $got"
 [ "$got" = "$(basename "$(ls "$TOP"/series/0002-*.patch)")" ] ||
 	fail "the Reviewed-by: landed in '$got', want patch 2 alone"
 echo "b4 flow: v1 and v2 under change-id $cid, range-diff in v2, trailer on patch 2"
+# The test's tags and branches are its own: leave none behind.
+git -C "$SRC/stock" tag -d "sent/$cid-v1" "sent/$cid-v2" >/dev/null
+git -C "$wt" checkout -q --detach
+git -C "$SRC/stock" branch -q -D b4-trailers-test
