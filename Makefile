@@ -9,7 +9,7 @@ SCRIPTS := $(TOP)/scripts
 
 .PHONY: help deps tree kernel kernels payload kselftest check check-full clean-room clean \
 	series series-check checkpatch sparse bisect standalone send range-diff trailers \
-	upstream-series upstream-check
+	upstream-series upstream-check kunit
 
 include $(wildcard $(TOP)/mk/*.mk)
 
@@ -43,6 +43,8 @@ help:
 	@echo '              export them to upstream/kselftest-docs/'
 	@echo '  upstream-check   the standalone series through the checkpatch, selftests build,'
 	@echo '              htmldocs and get_maintainer.pl of Linux 7.2'
+	@echo '  kunit       the KUnit tests of security/commoncap.c on Linux 7.2 (kunit/), through'
+	@echo '              tools/testing/kunit/kunit.py in QEMU under TCG; prints every case and row'
 	@echo '  man-tree, man, man-check, man-series   the man-pages patches (see man-pages/README.md)'
 	@echo '  difftest    model-based differential test, 100000 random operations (SEED=n to replay)'
 	@echo '  bench       exec-path benchmark of the three kernels: build/bench/{table.txt,results.json,bench.png}'
@@ -113,6 +115,9 @@ upstream-series: tree
 
 upstream-check: tree
 	@$(SCRIPTS)/upstream-check.sh
+
+kunit: tree
+	@$(SCRIPTS)/kunit.sh
 
 man-tree: deps
 
