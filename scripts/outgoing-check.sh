@@ -63,7 +63,7 @@ done
 # author and message.
 wt=$SRC/outgoing-check
 lock outgoing-check
-add_worktree "$wt" "$S_BASE"
+add_sparse_worktree "$wt" "$S_BASE"
 reset_worktree "$wt" "$S_BASE"
 git -C "$wt" -c user.name=check -c user.email=check@localhost am -q "${msgs[@]:1}" ||
 	die "the b4 messages do not apply to $S_BASE" "run make send DRY_RUN=1 again"

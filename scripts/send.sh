@@ -76,13 +76,14 @@ git_config_env b4.prep-cover-template "$TOP/b4/cover.template"
 # b4's own checkpatch command, made --strict; the trees hold no mainline
 # history, so cited commit ids are checked by scripts/checkpatch.sh (for
 # form) and not here; the system's python3 has the modules spdxcheck.py
-# wants.
+# wants.  The b4 worktree is sparse: checkpatch comes from the series'
+# full tree (--root), of the same kernel version.
 git_config_env b4.prep-perpatch-check-cmd \
-	"env PATH=/usr/bin:/bin ./scripts/checkpatch.pl -q --terse --no-summary --mailback --showfile --strict --ignore UNKNOWN_COMMIT_ID"
+	"env PATH=/usr/bin:/bin $S_TREE/scripts/checkpatch.pl --root=$S_TREE -q --terse --no-summary --mailback --showfile --strict --ignore UNKNOWN_COMMIT_ID"
 # Recipients from today's MAINTAINERS (Linux 7.2), also for the 6.12
 # series: b4's own get_maintainer.pl commands, pointed at today's file.
 gm="$SRC/upstream/scripts/get_maintainer.pl --mpath $SRC/upstream/MAINTAINERS"
-gm="$gm --nogit --nogit-fallback --nogit-chief-penguins --norolestats"
+gm="$gm --notree --nogit --nogit-fallback --nogit-chief-penguins --norolestats"
 [ -x "$SRC/upstream/scripts/get_maintainer.pl" ] || die "no Linux 7.2 tree in build/src/upstream" "run make tree"
 git_config_env b4.send-auto-to-cmd "$gm --nol"
 git_config_env b4.send-auto-cc-cmd "$gm --nom"
@@ -91,7 +92,7 @@ git_config_env b4.send-auto-cc-cmd "$gm --nom"
 [ -n "${OUT:-}" ] && [ -z "$(git config sendemail.smtpServer || true)" ] &&
 	git_config_env sendemail.smtpServer localhost
 
-add_worktree "$wt" "$S_BASE"
+add_sparse_worktree "$wt" "$S_BASE"
 reset_worktree "$wt" "$S_BASE"
 cd "$wt"
 

@@ -17,7 +17,7 @@ done
 	"run make series"
 
 lock standalone
-add_worktree "$wt" stock
+add_sparse_worktree "$wt" stock
 reset_worktree "$wt" stock
 for p in $patches; do
 	if git -C "$wt" -c user.name=check -c user.email=check@localhost am -q "$p" 2>&1; then

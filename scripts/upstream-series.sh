@@ -67,7 +67,7 @@ open(out, "w").writelines(lines)
 }
 
 lock upstream-pick
-add_worktree "$wt" upstream
+add_sparse_worktree "$wt" upstream
 reset_worktree "$wt" upstream
 git_ -C "$wt" cherry-pick --abort >/dev/null 2>&1 || true
 for c in $picks; do

@@ -87,7 +87,7 @@ sed -e "s|@MSGID@|$(header "$p2" Message-Id)|" -e "s|@SUBJECT@|$(header "$p2" Su
 	done
 } >"$t/thread.mbox"
 wt=$SRC/b4-trailers-test
-add_worktree "$wt" ambient
+add_sparse_worktree "$wt" ambient
 git -C "$wt" checkout -q -B b4-trailers-test ambient
 TRAILERS_TREE=$wt TRAILERS_BRANCH=b4-trailers-test "$TOP/scripts/trailers.sh" "$t/thread.mbox" \
 	>"$t/trailers.log" 2>&1 || { tail "$t/trailers.log"; fail "make trailers"; }
