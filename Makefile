@@ -43,8 +43,9 @@ help:
 	@echo '              export them to upstream/kselftest-docs/'
 	@echo '  upstream-check   the standalone series through the checkpatch, selftests build,'
 	@echo '              htmldocs and get_maintainer.pl of Linux 7.2'
-	@echo '  kunit       the KUnit tests of security/commoncap.c on Linux 7.2 (kunit/), through'
-	@echo '              tools/testing/kunit/kunit.py in QEMU under TCG; prints every case and row'
+	@echo '  kunit       the KUnit tests of security/commoncap.c (series/ patch 6; kunit/ on 7.2) on'
+	@echo '              KERNEL=ambient|upstream|stock, through tools/testing/kunit/kunit.py in QEMU'
+	@echo '              under TCG; prints every case and row'
 	@echo '  man-tree, man, man-check, man-series   the man-pages patches (see man-pages/README.md)'
 	@echo '  difftest    model-based differential test, 100000 random operations (SEED=n to replay)'
 	@echo '  bench       exec-path benchmark of the three kernels: build/bench/{table.txt,results.json,bench.png}'
@@ -117,7 +118,7 @@ upstream-check: tree
 	@$(SCRIPTS)/upstream-check.sh
 
 kunit: tree
-	@$(SCRIPTS)/kunit.sh
+	@$(SCRIPTS)/kunit.sh $(KERNEL)
 
 man-tree: deps
 

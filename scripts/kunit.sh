@@ -1,100 +1,77 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The KUnit tests of security/commoncap.c on Linux 7.2, run as upstream
-# runs them: tools/testing/kunit/kunit.py in a worktree of
+# The KUnit tests of security/commoncap.c, run as upstream runs them:
+# tools/testing/kunit/kunit.py run --arch=x86_64, configured from
+# kunit/commoncap.kunitconfig and booted in QEMU under TCG.
 #
-#   Linux 7.2 as shipped                    (tag upstream)
-#   + upstream/kselftest-docs/*.patch
-#   + kunit/*.patch                         (branch kunit, build/src/kunit-upstream)
+#   kunit.sh [TREE]   TREE: upstream (default; Linux 7.2 with the
+#                     standalone series, whose last patch is kunit/'s),
+#                     ambient (6.12 with series/, whose last patch adds
+#                     the same cases), stock (Debian's 6.12 with the code
+#                     of that last patch alone, in build/src/kunit-stock), or
+#                     mutant (build/src/mutant as scripts/kunit-mutants.sh
+#                     leaves it).  pre-ambient has no ambient set: the
+#                     cases cannot build there, and the planted mutants
+#                     are their negative control.
 #
-# configured from kunit/upstream.kunitconfig, built in build/kunit/upstream
-# and booted in QEMU under TCG.  Prints the result of every case and row,
-# the build and run times, and fails when a case fails or none ran.
-#
-# The branch is laid out again only when the patches or the tag change;
-# local commits on it are then refused unless FORCE=1 (export them with
-# git format-patch into kunit/ first).
+# Builds in the tree's .kunit (kunit.py's default), reached as
+# build/kunit/TREE: a direct subdirectory, so that Kbuild names every
+# source relative to it and ccache hands objects from one tree to the next
+# (docs/setup.md).  Prints the result of every case and row,
+# the build and run times, and writes build/kunit/TREE.result ("ran
+# passed failed skipped crashed") and build/kunit/TREE.cases (the line of
+# every case and row); fails when a case fails or none ran.
 . "$(dirname "$0")/lib.sh"
 
 fixed_identity
-series_vars upstream
-wt=$SRC/kunit-upstream
-branch=kunit
-out=$BUILD/kunit/upstream
-kunitconfig=$TOP/kunit/upstream.kunitconfig
-stamp=$SRC/.kunit-upstream.stamp
-log=$LOGS/kunit-upstream.log
-json=$BUILD/kunit/upstream.json
+tree=${1:-upstream}
+wt=$SRC/$tree
+case $tree in
+upstream | ambient) lock "kunit-$tree" ;;
+stock)
+	lock kunit-stock
+	wt=$SRC/kunit-stock
+	kpatch=$(ls "$TOP"/series/[0-9]*-capabilities-add-KUnit-tests-*.patch 2>/dev/null || true)
+	[ -n "$kpatch" ] || die "series/ has no KUnit patch" "run make series"
+	add_worktree "$wt" stock
+	# the patch's code alone: its MAINTAINERS hunk needs patch 4's line
+	if [ "$(cat "$wt/.kunit-patch" 2>/dev/null || true)" != "$(hash_files "$kpatch")" ]; then
+		reset_worktree "$wt" stock
+		rm -f "$wt/security/commoncap_test.c"	# the file the patch adds
+		git -C "$wt" apply --exclude=MAINTAINERS "$kpatch" ||
+			die "${kpatch#"$TOP"/} does not apply to stock" \
+			    "rebase it so that its code does not depend on patches 1-5"
+		hash_files "$kpatch" >"$wt/.kunit-patch"
+	fi ;;
+mutant) ;;	# the caller holds obj-mutant
+pre-ambient)
+	die "pre-ambient has no ambient set, so the KUnit cases cannot build there" \
+	    "run make kunit-mutants: the planted mutants are the cases' negative control" ;;
+*) die "unknown tree '$tree'" "use upstream, ambient, stock or mutant" ;;
+esac
+out=$BUILD/kunit/$tree
+obj=$wt/.kunit
+kunitconfig=$TOP/kunit/commoncap.kunitconfig
+log=$LOGS/kunit-$tree.log
+json=$out.json
+result=$out.result
+cases=$out.cases
 
-lock kunit
-[ -f "$kunitconfig" ] || die "kunit/upstream.kunitconfig is missing" "restore it from git"
-git_ -C "$SRC/stock" rev-parse -q --verify upstream >/dev/null ||
-	die "no tag upstream" "run make tree"
-kpatches=$(ls "$TOP"/kunit/[0-9]*.patch 2>/dev/null || true)
-[ -n "$kpatches" ] || die "kunit/ holds no patch" "restore kunit/*.patch from git"
-patches="$(series_patches_of "$S_DIR") $kpatches"
-
-# unexported HEAD: the commits of HEAD that neither tag upstream nor
-# branch kselftest-docs holds and that match no patch of kunit/ (by
-# patch-id); a commit of the standalone series (by subject) is laid out
-# again from upstream/kselftest-docs/, not lost.
-unexported() {
-	local ids subjects c id not=upstream
-	# shellcheck disable=SC2086
-	ids=$(cat $kpatches | git_ -C "$wt" patch-id --stable | cut -d' ' -f1)
-	subjects=$(for p in $(series_patches_of "$S_DIR"); do
-		git_ mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
-	done)
-	git_ -C "$wt" rev-parse -q --verify "refs/heads/$S_BRANCH" >/dev/null &&
-		not="$not refs/heads/$S_BRANCH"
-	# shellcheck disable=SC2086
-	for c in $(git_ -C "$wt" rev-list "$1" --not $not); do
-		grep -qxF -- "$(git_ -C "$wt" log -1 --format=%s "$c")" <<<"$subjects" && continue
-		id=$(git_ -C "$wt" show "$c" | git_ -C "$wt" patch-id --stable | cut -d' ' -f1)
-		[ -z "$id" ] || grep -qx "$id" <<<"$ids" ||
-			git_ -C "$wt" log -1 --format='  %h %s' "$c"
-	done
-}
-
-# The worktree: laid out again from the patches when they or the tag changed.
-add_worktree "$wt" upstream
-# shellcheck disable=SC2086
-want="$(hash_files $patches) $(git_ -C "$wt" rev-parse upstream)"
-old_hash='' old_base='' old_head=''
-[ ! -f "$stamp" ] || read -r old_hash old_base old_head <"$stamp" || true
-if [ "$old_hash $old_base" = "$want" ] &&
-   git_ -C "$wt" rev-parse -q --verify "refs/heads/$branch" >/dev/null; then
-	git_ -C "$wt" checkout -q "$branch" ||
-		die "cannot check out branch $branch in build/src/kunit-upstream" \
-		    "commit or discard the changes there (git -C build/src/kunit-upstream status)"
-else
-	[ -z "$(git_ -C "$wt" status --porcelain --untracked-files=no)" ] ||
-		die "uncommitted changes in build/src/kunit-upstream" \
-		    "commit them and export the commit to kunit/ (git format-patch), or discard them"
-	head=$(git_ -C "$wt" rev-parse -q --verify "refs/heads/$branch" || true)
-	if [ -n "$head" ] && [ "$head" != "$old_head" ] && [ "${FORCE:-0}" != 1 ]; then
-		lost=$(unexported "$head")
-		[ -z "$lost" ] ||
-			die "branch $branch of build/src/kunit-upstream has commits that kunit/ does not hold:
-$lost" "export them (git -C build/src/kunit-upstream format-patch -o kunit/ kselftest-docs..$branch), or run with FORCE=1 to drop them"
-	fi
-	msg "laying out branch $branch: tag upstream, upstream/kselftest-docs/, kunit/"
-	reset_worktree "$wt" upstream
-	# shellcheck disable=SC2086
-	apply_patches "$wt" $patches
-	git_ -C "$wt" checkout -q -B "$branch"
-	echo "$want $(git_ -C "$wt" rev-parse HEAD)" >"$stamp"
-fi
-[ -x "$wt/tools/testing/kunit/kunit.py" ] || die "no kunit.py in build/src/kunit-upstream" "run make tree"
+[ -f "$kunitconfig" ] || die "kunit/commoncap.kunitconfig is missing" "restore it from git"
+[ -f "$wt/security/commoncap_test.c" ] ||
+	die "${wt#"$TOP"/} has no security/commoncap_test.c" \
+	    "run make tree (the KUnit patch is the last of series/ and of upstream/kselftest-docs/)"
+[ -x "$wt/tools/testing/kunit/kunit.py" ] || die "no kunit.py in ${wt#"$TOP"/}" "run make tree"
 
 # kunit.py starts QEMU with "-accel kvm -accel hvf -accel tcg"; opening
 # /dev/kvm can hang on a host that has it without working KVM, and neither
 # --qemu_args nor --qemu_config can take an -accel away.  A qemu-system-x86_64
 # of our own, first in PATH, replaces every -accel with "-accel tcg".
-bin=$BUILD/kunit/bin
+bin=$out.bin
 qemu=$(PATH=${PATH//"$bin:"/} command -v qemu-system-x86_64) ||
 	die "qemu-system-x86_64 is not installed" "run make deps"
-mkdir -p "$bin" "$out"
+mkdir -p "$bin" "$obj" && ln -sfn "$obj" "$out" ||
+	die "cannot create ${obj#"$TOP"/}" "check the free space"
 cat >"$bin/qemu-system-x86_64.new" <<EOF
 #!/bin/bash
 # Written by scripts/kunit.sh: QEMU for kunit.py, under TCG alone.
@@ -110,27 +87,27 @@ exec "$qemu" "\${args[@]}" -accel tcg
 EOF
 if ! { chmod +x "$bin/qemu-system-x86_64.new" &&
 	mv "$bin/qemu-system-x86_64.new" "$bin/qemu-system-x86_64"; }; then
-	die "cannot write build/kunit/bin/qemu-system-x86_64" "check the free space"
+	die "cannot write build/kunit/$tree.bin/qemu-system-x86_64" "check the free space"
 fi
 
 need_space 3000
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-msg "kunit.py run --arch=x86_64 in build/src/kunit-upstream (log: ${log#"$TOP"/})"
-rm -f "$json" "$bin/qemu.cmdline"
+msg "kunit.py run --arch=x86_64 in ${wt#"$TOP"/} (log: ${log#"$TOP"/})"
+rm -f "$json" "$result" "$cases" "$bin/qemu.cmdline"
 rc=0
 (cd "$wt" && PATH=$bin:$PATH CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
 	KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench \
 	python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
-		--kunitconfig="$kunitconfig" --build_dir="$out" \
+		--kunitconfig="$kunitconfig" --build_dir=.kunit \
 		--make_options "CC=$cc" --make_options "HOSTCC=$cc" \
 		--jobs "$(ncpus)" --timeout 900 --json="$json") >"$log" 2>&1 || rc=$?
 
 grep -q 'Running tests with' "$log" ||
 	die_log "$log" "kunit.py stopped before the tests ran (configuration or build)" \
-		"read the log; a kunitconfig option missing from .config names a dependency to add to kunit/upstream.kunitconfig"
+		"read the log; a kunitconfig option missing from .config names a dependency to add to kunit/commoncap.kunitconfig"
 [ -f "$bin/qemu.cmdline" ] ||
-	die "kunit.py did not start QEMU through build/kunit/bin/qemu-system-x86_64" \
+	die "kunit.py did not start QEMU through build/kunit/$tree.bin/qemu-system-x86_64" \
 	    "check how tools/testing/kunit/kunit_kernel.py names the QEMU binary, and adapt scripts/kunit.sh"
 msg "QEMU ran with: $(grep -o -- '-accel [a-z]*' "$bin/qemu.cmdline" | paste -sd' ')"
 [ -s "$json" ] ||
@@ -138,24 +115,29 @@ msg "QEMU ran with: $(grep -o -- '-accel [a-z]*' "$bin/qemu.cmdline" | paste -sd
 		"read the log; the console output of the guest is at its end"
 
 # One line per case, or per row of a parameterised case; then the counts.
-python3 - "$json" <<'EOF' || rc=1
+python3 - "$json" "$result" "$cases" <<'EOF' || rc=1
 import json, sys
 
 counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
+lines = []
 
 def walk(group, path):
     for case in group["test_cases"]:
         counts[case["status"]] = counts.get(case["status"], 0) + 1
-        print("%-5s %s" % (case["status"], ": ".join(path + [case["name"]])))
+        lines.append("%-5s %s" % (case["status"], ": ".join(path + [case["name"]])))
     for sub in group["sub_groups"]:
         walk(sub, path + [sub["name"]])
 
 top = json.load(open(sys.argv[1]))
 for suite in top["sub_groups"]:
     walk(suite, [suite["name"]])
+print("\n".join(lines))
+open(sys.argv[3], "w").write("".join(l + "\n" for l in lines))
 ran = sum(counts.values())
 print("kunit: %d ran, %d passed, %d failed, %d skipped, %d crashed"
       % (ran, counts["PASS"], counts["FAIL"], counts["SKIP"], counts["ERROR"]))
+open(sys.argv[2], "w").write("%d %d %d %d %d\n" % (ran, counts["PASS"], counts["FAIL"],
+                                                   counts["SKIP"], counts["ERROR"]))
 sys.exit(0 if ran and counts["PASS"] + counts["SKIP"] == ran else 1)
 EOF
 
@@ -167,4 +149,4 @@ if [ -n "$times" ]; then
 		"$t_build" "$t_run" "$t_conf" "$t_total" "$(ncpus)"
 fi
 [ $rc -eq 0 ] || die "KUnit cases failed or did not run (above; kunit.py's report: ${log#"$TOP"/})" \
-	"read the failed expectations in the log, fix security/commoncap.c or the test under build/src/kunit-upstream, commit, and export the commit to kunit/"
+	"read the failed expectations in the log; fix security/commoncap.c or the test (kunit/ for 7.2, the last patch of series/ for 6.12)"
