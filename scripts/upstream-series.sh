@@ -12,6 +12,11 @@
 # The suite and the documentation are thus written once, on the ambient
 # branch; what differs on 7.2 (the context of MAINTAINERS, of the guide's
 # index) is resolved by git, and a conflict stops with the commit and file.
+#
+# The KUnit cases are the exception: on 6.12 (the last patch of series/)
+# they make a new security/commoncap_test.c, on 7.2 they extend the one
+# mainline has.  kunit/*.patch holds the 7.2 patch, applied after the
+# picks; the cases in it must be the same text as on the ambient branch.
 . "$(dirname "$0")/lib.sh"
 
 series_vars upstream
@@ -82,6 +87,30 @@ for c in $picks; do
 	fi
 done
 
+# kunit/'s patches, after the picks (made on them).
+kpatches=$(ls "$TOP"/kunit/[0-9]*.patch 2>/dev/null || true)
+[ -n "$kpatches" ] || die "kunit/ holds no patch" "restore kunit/*.patch from git"
+# shellcheck disable=SC2086 # a list of files
+apply_patches "$wt" $kpatches
+
+# cases_of: the KUnit cases of the commoncap_test.c on stdin, without the
+# suite around them (from their introductory comment to the case table).
+cases_of() {
+	awk '/^ \* The capability transformations of user ID changes/ { on = 1; print prev }
+		/^static struct kunit_case/ { on = 0 }
+		on { print } { prev = $0 }'
+}
+git_ -C "$SRC/ambient" show ambient:security/commoncap_test.c | cases_of >"$tmp.cases.6.12" ||
+	die "the ambient branch has no security/commoncap_test.c" "run make tree"
+cases_of <"$wt/security/commoncap_test.c" >"$tmp.cases.7.2" ||
+	die "kunit/'s patches leave no security/commoncap_test.c on 7.2" "check kunit/*.patch"
+if ! diff -u "$tmp.cases.6.12" "$tmp.cases.7.2" >"$tmp.cases.diff" ||
+   [ "$(wc -l <"$tmp.cases.7.2")" -lt 100 ]; then
+	head -n 30 "$tmp.cases.diff" >&2
+	die "the KUnit cases of kunit/ differ from those of the ambient branch's last patch" \
+	    "make the same change in both (series/ through build/src/ambient, kunit/ through git format-patch)"
+fi
+
 rm -rf "$tmp"
 mkdir -p "$tmp"
 git_ -C "$wt" -c user.name="$(author_name)" -c user.email="$(author_email)" \
@@ -100,4 +129,4 @@ if [ "${1:-}" = --check ]; then
 fi
 rm -f "$S_DIR"/[0-9]*.patch
 cp "$tmp"/*.patch "$S_DIR"/
-msg "exported $(echo $picks | wc -w) patches to upstream/kselftest-docs/"
+msg "exported $(echo $picks | wc -w) patches carried over and $(echo $kpatches | wc -w) from kunit/ to upstream/kselftest-docs/"
