@@ -6,14 +6,19 @@
 #
 #   mutants         every mutant (MUTANTS="NAME..." selects some)
 #   mutants-smoke   the third of them that make check plants
+#   kunit-mutants   the mutants in functions the KUnit cases call, against
+#                   the KUnit cases alone (scripts/kunit-mutants.sh)
 
 MUTANTS_TOP := $(if $(TOP),$(TOP),.)
 MUTANTS ?=
 
-.PHONY: mutants mutants-smoke
+.PHONY: mutants mutants-smoke kunit-mutants
 
 mutants: tree
 	@$(MUTANTS_TOP)/scripts/mutants.sh $(MUTANTS)
 
 mutants-smoke: tree
 	@$(MUTANTS_TOP)/scripts/mutants.sh --check
+
+kunit-mutants: tree
+	@$(MUTANTS_TOP)/scripts/kunit-mutants.sh $(MUTANTS)
