@@ -4,8 +4,9 @@
 # times, then exactly one line "check: N passed, N failed".
 #
 #   check.sh          make check: every flavour's build and suite, every
-#                     check of the patches, the differential tester, two
-#                     mutants, the alternative design, the set-up logic
+#                     check of the patches, the differential tester, a
+#                     third of the mutants, the KUnit cases on 6.12 and
+#                     7.2, the alternative design, the set-up logic
 #   check.sh --full   make check-full: also the debug kernel's suite and
 #                     the tinyconfig build (each a full build of its own)
 . "$(dirname "$0")/lib.sh"
@@ -122,6 +123,24 @@ cover_form() {
 	expect "58319057b784 in the first 15 lines" "$(head -n 16 "$f" | grep -q 58319057b784 && echo yes || echo no)" yes
 }
 
+# The KUnit figures the cover letter states are those just measured: the
+# rows of the three cases of its KUnit patch that pass on ambient and on
+# upstream (where mainline's own cases run beside them), and the mutants in
+# their reach.
+kunit_rows_passed() {
+	grep -cE '^PASS +commoncap: test_(setid_fixup|capset_ambient|prctl_ambient): ' \
+		"$BUILD/kunit/$1.cases" || true
+}
+cover_kunit() {
+	local f=$TOP/cover-letter.txt rows reach
+	rows=$(sed -n "s/.*Patch 6's \([0-9]*\) KUnit rows.*/\1/p" "$f")
+	reach=$(sed -n 's/.*the KUnit rows alone the \([0-9]*\) in the functions.*/\1/p' "$f")
+	expect "cover letter, KUnit rows passed on ambient" "$rows" "$(kunit_rows_passed ambient)" &&
+	expect "cover letter, KUnit rows passed on upstream" "$rows" "$(kunit_rows_passed upstream)" &&
+	expect "cover letter, mutants in reach of the KUnit rows" "$reach" \
+		"$(wc -l <"$BUILD/results/kunit-mutants-in-reach.txt")"
+}
+
 suite_results() {
 	echo "our suite on $1: $(ours "$1") results, $(ours "$1" PASS) passed"
 	[ "$(ours "$1")" -ge 60 ]
@@ -207,6 +226,14 @@ check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh
 # A third of the plausible bugs of tests/mutants/, planted one at a time,
 # must each fail the suite (make mutants runs all of them).
 check mutants-killed "$TOP/scripts/mutants.sh" --check
+# The KUnit cases (the last patch of series/ on 6.12, kunit/ on 7.2), with
+# the kernel's own runner: every row passes, and the cases alone kill the
+# mutants of make check's set in the functions they call.
+check kunit-ambient-passes "$TOP/scripts/kunit.sh" ambient
+check kunit-upstream-passes "$TOP/scripts/kunit.sh" upstream
+grep -h '^kunit: ' "$CHECKLOGS"/kunit-*-passes.log | sed 's/^/     /' || true
+check kunit-mutants-killed "$TOP/scripts/kunit-mutants.sh" --check
+check cover-letter-kunit-figures cover_kunit
 # The rejected global-mask design: its kernel passes its own kselftest, and
 # the comparison table docs/design.md carries is measured.
 check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
