@@ -7,16 +7,22 @@
 # rule's formula gives cannot pass on a kernel that breaks the rule.
 #
 #   kunit-mutants.sh [NAME...]   (default: every mutant in such a function)
-#   kunit-mutants.sh --check     the ones of them that make check plants
+#   kunit-mutants.sh --check     those of make check's set (MUTANTS_CHECK_SET
+#                                in lib.sh) that are in reach
 #
-# A mutant elsewhere (execve, /proc, audit, user namespaces) is listed as
-# out of reach and not built: the kselftests are what kill it.
+# A mutant elsewhere (execve, fork, /proc, audit, keyrings, user namespaces,
+# the bounding set) is listed as out of reach and not built: the
+# kselftests kill it.
+# A mutant is killed when a row fails, or when fewer rows run than on the
+# unmutated tree (the guest crashed or hung).
 #
-# Prints one line per mutant and a summary; writes
-# build/results/kunit-mutants.tsv (mutant, function, killed|survived,
-# passed/ran) and build/results/kunit-mutants-in-reach.txt (every mutant
-# of tests/mutants/ in a function the cases call, whichever are run).
-# Exits non-zero if one survives, or does not apply or build.
+# Prints one line per mutant and a summary with the time; writes
+# build/results/kunit-mutants.tsv (--check: kunit-mutants-check.tsv;
+# mutant, function, killed|survived, passed/ran) and
+# build/results/kunit-mutants-in-reach.txt (every mutant of tests/mutants/
+# in a function the cases call, whichever are run), and each mutant's
+# kunit.py log to build/logs/mutants/kunit-NAME.log.  Exits non-zero if
+# one survives, or does not apply or build.
 . "$(dirname "$0")/lib.sh"
 
 MUTDIR=$TOP/tests/mutants
@@ -31,12 +37,12 @@ reach=$BUILD/results/kunit-mutants-in-reach.txt
 # with PR_CAP_AMBIENT (cap_prctl_ambient()).
 REACHED="cap_task_fix_setuid cap_emulate_setxuid cap_capset cap_inh_is_capped
 	cap_task_prctl cap_prctl_ambient"
-# What make check plants: those of mutants.sh's CHECK_SET that are in reach.
-CHECK_SET="raise-ignores-inheritable capset-keeps-ambient
-	setuid-from-root-keeps-ambient no-setuid-fixup-ignored"
 
 lock obj-mutant
 mkdir -p "$BUILD/results" "$LOGS/mutants"
+[ "${1:-}" != --check ] || summary=$BUILD/results/kunit-mutants-check.tsv
+rm -f "$summary" "$reach"	# nothing of an earlier run is read as this one's
+start=$SECONDS
 git -C "$SRC/ambient" rev-parse -q --verify ambient >/dev/null ||
 	die "no ambient branch" "run make tree"
 add_worktree "$wt" ambient
@@ -55,18 +61,22 @@ function_of() {
 	file=$(git -C "$wt" diff --name-only | head -n 1)
 	[ "$file" = security/commoncap.c ] || { echo "$file"; return 0; }
 	line=$(git -C "$wt" diff -U0 -- "$file" |
-		sed -n 's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p' | head -n 1)
+		sed -n 's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p' | sed -n 1p)
 	[ -n "$line" ] || die "the mutant changes no line of $file" "check the patch"
-	head -n "$line" "$wt/$file" |
-		grep -E '^[a-z].*[ *]([A-Za-z0-9_]+)\(' | tail -n 1 |
-		sed -E 's/^[^(]*[ *]([A-Za-z0-9_]+)\(.*/\1/'
+	fn=$(head -n "$line" "$wt/$file" |
+		{ grep -E '^[a-z].*[ *]([A-Za-z0-9_]+)\(' || true; } | tail -n 1 |
+		sed -E 's/^[^(]*[ *]([A-Za-z0-9_]+)\(.*/\1/')
+	[ -n "$fn" ] || die "no function of $file encloses line $line that a mutant changes" \
+		"check the mutant's patch"
+	echo "$fn"
 }
 in_reach() { grep -qw -- "$1" <<<"$REACHED"; }
 
 names=()
+check=
 if [ "${1:-}" = --check ]; then
-	# shellcheck disable=SC2086 # a list of names
-	set -- $CHECK_SET
+	check=1
+	set --	# the set's mutants in reach, once the reach is known
 fi
 if [ $# -eq 0 ]; then
 	for p in "$MUTDIR"/*.patch; do names+=("$(basename "$p" .patch)"); done
@@ -81,19 +91,34 @@ fi
 : >"$reach"
 for p in "$MUTDIR"/*.patch; do
 	reset_tree
-	git -C "$wt" apply "$p" 2>/dev/null || continue	# reported below if run
+	n=$(basename "$p" .patch)
+	git -C "$wt" apply "$p" 2>"$LOGS/mutants/$n-apply.log" ||
+		die_log "$LOGS/mutants/$n-apply.log" "mutant $n does not apply to the ambient branch" \
+			"rebase tests/mutants/$n.patch (see tests/mutants/README.md)"
 	fn=$(function_of)
-	! in_reach "$fn" || basename "$p" .patch >>"$reach"
+	! in_reach "$fn" || echo "$n" >>"$reach"
 done
 reset_tree
 echo "in reach of the KUnit cases: $(wc -l <"$reach") of $(ls "$MUTDIR"/*.patch | wc -l) mutants"
+if [ -n "$check" ]; then
+	names=()
+	for n in $MUTANTS_CHECK_SET; do
+		! grep -qx -- "$n" "$reach" || names+=("$n")
+	done
+	[ ${#names[@]} -gt 0 ] ||
+		die "none of make check's mutants (MUTANTS_CHECK_SET in lib.sh) is in the KUnit cases' reach" \
+		    "add one that changes a function they call to the set"
+	echo "make check's set: ${#names[@]} in reach (${names[*]})"
+fi
 
 # The unmutated cases must pass first, on this very tree.
-"$TOP/scripts/kunit.sh" mutant >"$LOGS/mutants/kunit-unmutated.log" 2>&1 ||
+export KUNIT_MUTANT_CALLER=1	# kunit.sh mutant: this script holds obj-mutant
+KUNIT_LOG=$LOGS/mutants/kunit-unmutated.kunit.log \
+	"$TOP/scripts/kunit.sh" mutant >"$LOGS/mutants/kunit-unmutated.log" 2>&1 ||
 	die_log "$LOGS/mutants/kunit-unmutated.log" "the KUnit cases fail on the unmutated ambient branch" \
 		"make kunit KERNEL=ambient, and fix that first"
-read -r ran _ <"$BUILD/kunit/mutant.result"
-echo "unmutated: $ran of $ran KUnit results pass"
+read -r ran0 _ <"$BUILD/kunit/mutant.result"
+echo "unmutated: $ran0 of $ran0 KUnit results pass"
 
 : >"$summary"
 killed=0 survived=0 out=0 broken=0
@@ -112,25 +137,41 @@ for n in "${names[@]}"; do
 	fi
 	log=$LOGS/mutants/kunit-$n.log
 	rm -f "$BUILD/kunit/mutant.result"
-	"$TOP/scripts/kunit.sh" mutant >"$log" 2>&1 || true
+	KUNIT_LOG=$LOGS/mutants/kunit-$n.kunit.log "$TOP/scripts/kunit.sh" mutant >"$log" 2>&1 || true
 	if [ ! -f "$BUILD/kunit/mutant.result" ]; then
-		printf '%-45s %-28s NO RESULT (build or boot; %s)\n' "$n" "$fn" "${log#"$TOP"/}"
-		broken=$((broken + 1))
-		continue
+		if grep -q 'Running tests with' "$LOGS/mutants/kunit-$n.kunit.log" 2>/dev/null; then
+			# built and booted, but no result: the guest crashed or hung
+			ran=0 pass=0
+		else
+			printf '%-45s %-28s NO RESULT (did not build; %s)\n' "$n" "$fn" "${log#"$TOP"/}"
+			broken=$((broken + 1))
+			continue
+		fi
+	else
+		read -r ran pass _ <"$BUILD/kunit/mutant.result"
 	fi
-	read -r ran pass fail _ crash <"$BUILD/kunit/mutant.result"
-	if [ "$pass" -lt "$ran" ]; then
+	if [ "$pass" -lt "$ran0" ]; then
 		killed=$((killed + 1))
 		verdict=killed
-		why=$(sed -n 's/^FAIL  *//p' "$log" | head -n 2 | paste -sd';' || true)
+		if [ "$ran" -lt "$ran0" ]; then
+			why="only $ran of $ran0 ran: the guest crashed or hung"
+		else
+			why="fails: $(sed -n 's/^FAIL  *//p' "$log" | sed -n 1,2p | paste -sd';')"
+		fi
 	else
 		survived=$((survived + 1))
 		verdict=SURVIVED
 		why=
 	fi
-	printf '%-45s %-28s %-8s %3d of %d pass%s\n' "$n" "$fn" "$verdict" "$pass" "$ran" \
-		"${why:+ (fails: $why)}"
-	printf '%s\t%s\t%s\t%d/%d\n' "$n" "$fn" "$verdict" "$pass" "$ran" >>"$summary"
+	printf '%-45s %-28s %-8s %3d of %d pass%s\n' "$n" "$fn" "$verdict" "$pass" "$ran0" \
+		"${why:+ ($why)}"
+	printf '%s\t%s\t%s\t%d/%d\n' "$n" "$fn" "$verdict" "$pass" "$ran0" >>"$summary"
 done
-echo "kunit-mutants: $killed killed, $survived survived, $broken did not apply or build, $out out of reach"
-[ $((survived + broken)) -eq 0 ] && [ $killed -gt 0 ]
+echo "kunit-mutants: $killed killed, $survived survived, $broken did not build, $out out of reach ($((SECONDS - start)) s)"
+[ "$survived" -eq 0 ] ||
+	die "$survived mutant(s) survived the KUnit cases (table above)" \
+	    "a survivor in a function the cases call names a rule no row pins: add a row"
+[ "$broken" -eq 0 ] ||
+	die "$broken mutant(s) did not build (table above)" \
+	    "read build/logs/mutants/kunit-NAME.log; rebase the mutant or fix the build"
+[ $killed -gt 0 ] || die "no mutant was run against the KUnit cases" "name mutants in reach (build/results/kunit-mutants-in-reach.txt)"

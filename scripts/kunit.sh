@@ -4,13 +4,13 @@
 # tools/testing/kunit/kunit.py run --arch=x86_64, configured from
 # kunit/commoncap.kunitconfig and booted in QEMU under TCG.
 #
-#   kunit.sh [TREE]   TREE: upstream (default; Linux 7.2 with the
-#                     standalone series, whose last patch is kunit/'s),
-#                     ambient (6.12 with series/, whose last patch adds
-#                     the same cases), stock (Debian's 6.12 with the code
+#   kunit.sh [TREE]   TREE: ambient (default, as make kunit's KERNEL;
+#                     6.12 with series/, whose last patch adds the
+#                     cases), upstream (Linux 7.2 with the standalone
+#                     series, whose last patch is kunit/'s), stock (Debian's 6.12 with the code
 #                     of that last patch alone, in build/src/kunit-stock), or
 #                     mutant (build/src/mutant as scripts/kunit-mutants.sh
-#                     leaves it).  pre-ambient has no ambient set: the
+#                     leaves it; only from there, which holds its lock).  pre-ambient has no ambient set: the
 #                     cases cannot build there, and the planted mutants
 #                     are their negative control.
 #
@@ -20,11 +20,12 @@
 # (docs/setup.md).  Prints the result of every case and row,
 # the build and run times, and writes build/kunit/TREE.result ("ran
 # passed failed skipped crashed") and build/kunit/TREE.cases (the line of
-# every case and row); fails when a case fails or none ran.
+# every case and row); fails when a case fails or none ran.  KUNIT_LOG
+# names kunit.py's log (default build/logs/kunit-TREE.log).
 . "$(dirname "$0")/lib.sh"
 
 fixed_identity
-tree=${1:-upstream}
+tree=${1:-ambient}
 wt=$SRC/$tree
 case $tree in
 upstream | ambient) lock "kunit-$tree" ;;
@@ -35,15 +36,20 @@ stock)
 	[ -n "$kpatch" ] || die "series/ has no KUnit patch" "run make series"
 	add_worktree "$wt" stock
 	# the patch's code alone: its MAINTAINERS hunk needs patch 4's line
-	if [ "$(cat "$wt/.kunit-patch" 2>/dev/null || true)" != "$(hash_files "$kpatch")" ]; then
+	# the stamp names the patch and the base: a new stock tag resets the tree too
+	stamp="$(hash_files "$kpatch") $(git -C "$wt" rev-parse stock)"
+	if [ "$(cat "$wt/.kunit-patch" 2>/dev/null || true)" != "$stamp" ]; then
 		reset_worktree "$wt" stock
 		rm -f "$wt/security/commoncap_test.c"	# the file the patch adds
 		git -C "$wt" apply --exclude=MAINTAINERS "$kpatch" ||
 			die "${kpatch#"$TOP"/} does not apply to stock" \
 			    "rebase it so that its code does not depend on patches 1-5"
-		hash_files "$kpatch" >"$wt/.kunit-patch"
+		echo "$stamp" >"$wt/.kunit-patch"
 	fi ;;
-mutant) ;;	# the caller holds obj-mutant
+mutant)
+	[ -n "${KUNIT_MUTANT_CALLER:-}" ] ||
+		die "the mutant tree is scripts/kunit-mutants.sh's (it holds its lock)" \
+		    "run make kunit-mutants [MUTANTS=NAME]" ;;
 pre-ambient)
 	die "pre-ambient has no ambient set, so the KUnit cases cannot build there" \
 	    "run make kunit-mutants: the planted mutants are the cases' negative control" ;;
@@ -52,10 +58,11 @@ esac
 out=$BUILD/kunit/$tree
 obj=$wt/.kunit
 kunitconfig=$TOP/kunit/commoncap.kunitconfig
-log=$LOGS/kunit-$tree.log
+log=${KUNIT_LOG:-$LOGS/kunit-$tree.log}
 json=$out.json
 result=$out.result
 cases=$out.cases
+rm -f "$json" "$result" "$cases"	# nothing of an earlier run is read as this one's
 
 [ -f "$kunitconfig" ] || die "kunit/commoncap.kunitconfig is missing" "restore it from git"
 [ -f "$wt/security/commoncap_test.c" ] ||
@@ -63,6 +70,8 @@ cases=$out.cases
 	    "run make tree (the KUnit patch is the last of series/ and of upstream/kselftest-docs/)"
 [ -x "$wt/tools/testing/kunit/kunit.py" ] || die "no kunit.py in ${wt#"$TOP"/}" "run make tree"
 
+# A panic reboots the guest (panic=-1), which ends QEMU (-no-reboot) at once
+# rather than at kunit.py's timeout.
 # kunit.py starts QEMU with "-accel kvm -accel hvf -accel tcg"; opening
 # /dev/kvm can hang on a host that has it without working KVM, and neither
 # --qemu_args nor --qemu_config can take an -accel away.  A qemu-system-x86_64
@@ -70,6 +79,7 @@ cases=$out.cases
 bin=$out.bin
 qemu=$(PATH=${PATH//"$bin:"/} command -v qemu-system-x86_64) ||
 	die "qemu-system-x86_64 is not installed" "run make deps"
+[ -L "$out" ] || rm -rf "$out"	# an earlier layout's build directory
 mkdir -p "$bin" "$obj" && ln -sfn "$obj" "$out" ||
 	die "cannot create ${obj#"$TOP"/}" "check the free space"
 cat >"$bin/qemu-system-x86_64.new" <<EOF
@@ -78,7 +88,7 @@ cat >"$bin/qemu-system-x86_64.new" <<EOF
 args=()
 while [ \$# -gt 0 ]; do
 	case \$1 in
-	-accel) shift 2 ;;
+	-accel) shift; [ \$# -eq 0 ] || shift ;;
 	*) args+=("\$1"); shift ;;
 	esac
 done
@@ -94,14 +104,15 @@ need_space 3000
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 msg "kunit.py run --arch=x86_64 in ${wt#"$TOP"/} (log: ${log#"$TOP"/})"
-rm -f "$json" "$result" "$cases" "$bin/qemu.cmdline"
+rm -f "$bin/qemu.cmdline"
 rc=0
 (cd "$wt" && PATH=$bin:$PATH CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
 	KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench \
 	python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 		--kunitconfig="$kunitconfig" --build_dir=.kunit \
 		--make_options "CC=$cc" --make_options "HOSTCC=$cc" \
-		--jobs "$(ncpus)" --timeout 900 --json="$json") >"$log" 2>&1 || rc=$?
+		--jobs "$(ncpus)" --timeout 300 --json="$json" \
+		--kernel_args panic=-1) >"$log" 2>&1 || rc=$?
 
 grep -q 'Running tests with' "$log" ||
 	die_log "$log" "kunit.py stopped before the tests ran (configuration or build)" \
@@ -110,9 +121,12 @@ grep -q 'Running tests with' "$log" ||
 	die "kunit.py did not start QEMU through build/kunit/$tree.bin/qemu-system-x86_64" \
 	    "check how tools/testing/kunit/kunit_kernel.py names the QEMU binary, and adapt scripts/kunit.sh"
 msg "QEMU ran with: $(grep -o -- '-accel [a-z]*' "$bin/qemu.cmdline" | paste -sd' ')"
-[ -s "$json" ] ||
-	die_log "$log" "kunit.py wrote no results (the kernel did not boot or print KTAP)" \
-		"read the log; the console output of the guest is at its end"
+# kunit.py writes its JSON even when the guest printed nothing.
+crash=$(grep -m1 -oE 'Kernel panic[^]]*|timed out|BUG: [^]]*|Oops[^]]*|could not parse test results' "$log" || true)
+if [ ! -s "$json" ] || ! grep -q '"status"' "$json"; then
+	die_log "$log" "kunit.py has no result of any case${crash:+ ($crash)}" \
+		"read the guest's console at the end of the log"
+fi
 
 # One line per case, or per row of a parameterised case; then the counts.
 python3 - "$json" "$result" "$cases" <<'EOF' || rc=1
@@ -148,5 +162,8 @@ if [ -n "$times" ]; then
 	printf 'kunit: build %.0f s, run %.0f s (configure %.0f s, total %.0f s) on %s CPUs\n' \
 		"$t_build" "$t_run" "$t_conf" "$t_total" "$(ncpus)"
 fi
-[ $rc -eq 0 ] || die "KUnit cases failed or did not run (above; kunit.py's report: ${log#"$TOP"/})" \
+read -r ran _ <"$result"
+[ "$ran" -gt 0 ] || die_log "$log" "no KUnit case ran${crash:+ ($crash)}" \
+	"read the guest's console at the end of the log"
+[ $rc -eq 0 ] || die "KUnit cases failed${crash:+ or the guest stopped ($crash)} (above; kunit.py's report: ${log#"$TOP"/})" \
 	"read the failed expectations in the log; fix security/commoncap.c or the test (kunit/ for 7.2, the last patch of series/ for 6.12)"

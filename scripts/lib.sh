@@ -441,3 +441,12 @@ suite_names() {
 			}
 		}' | sort -u
 }
+
+# What make check plants (mutants.sh --check, and kunit-mutants.sh --check
+# those of them in the KUnit cases' reach): a third of tests/mutants/, one
+# per rule area.
+MUTANTS_CHECK_SET="setuid-exec-keeps-ambient raise-ignores-inheritable
+	fcap-exec-keeps-ambient capset-keeps-ambient userns-keeps-ambient
+	setuid-from-root-keeps-ambient ambient-exec-is-secure
+	session-to-parent-drops-ambient no-setuid-fixup-ignored
+	noroot-securebit-ignored audit-fcaps-pa-shows-old-ambient"

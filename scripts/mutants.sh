@@ -5,7 +5,7 @@
 # mutant with the usual test initramfs and check that the suite notices.
 #
 #   mutants.sh [NAME...]        (default: every tests/mutants/*.patch)
-#   mutants.sh --check          the set make check plants (CHECK_SET below)
+#   mutants.sh --check          the set make check plants (MUTANTS_CHECK_SET in lib.sh)
 #
 # A mutant is killed when a test fails or the guest does not finish
 # cleanly (a WARN from the kernel's invariant checks panics the guest under
@@ -35,14 +35,8 @@ export VM_TIMEOUT=${VM_TIMEOUT:-150}
 lock obj-mutant
 mkdir -p "$mlogs" "$BUILD/results"
 
-# What make check plants: a third of the mutants, one per rule area.
-CHECK_SET="setuid-exec-keeps-ambient raise-ignores-inheritable
-	fcap-exec-keeps-ambient capset-keeps-ambient userns-keeps-ambient
-	setuid-from-root-keeps-ambient ambient-exec-is-secure
-	session-to-parent-drops-ambient no-setuid-fixup-ignored
-	noroot-securebit-ignored audit-fcaps-pa-shows-old-ambient"
 # shellcheck disable=SC2086 # a list of names
-[ "${1:-}" = --check ] && set -- $CHECK_SET
+[ "${1:-}" = --check ] && set -- $MUTANTS_CHECK_SET
 
 # The mutants to run, in a stable order.
 names=()

@@ -104,12 +104,15 @@ git_ -C "$SRC/ambient" show ambient:security/commoncap_test.c | cases_of >"$tmp.
 	die "the ambient branch has no security/commoncap_test.c" "run make tree"
 cases_of <"$wt/security/commoncap_test.c" >"$tmp.cases.7.2" ||
 	die "kunit/'s patches leave no security/commoncap_test.c on 7.2" "check kunit/*.patch"
-if ! diff -u "$tmp.cases.6.12" "$tmp.cases.7.2" >"$tmp.cases.diff" ||
-   [ "$(wc -l <"$tmp.cases.7.2")" -lt 100 ]; then
-	head -n 30 "$tmp.cases.diff" >&2
+[ "$(wc -l <"$tmp.cases.7.2")" -ge 100 ] ||
+	die "security/commoncap_test.c on 7.2 lacks the KUnit cases' introductory comment" \
+	    "upstream-series finds the cases from \" * The capability transformations of user ID changes\" on"
+if ! diff -u "$tmp.cases.6.12" "$tmp.cases.7.2" >"$tmp.cases.diff"; then
+	sed -n 1,30p "$tmp.cases.diff" >&2
 	die "the KUnit cases of kunit/ differ from those of the ambient branch's last patch" \
 	    "make the same change in both (series/ through build/src/ambient, kunit/ through git format-patch)"
 fi
+rm -f "$tmp".cases.*
 
 rm -rf "$tmp"
 mkdir -p "$tmp"
