@@ -151,9 +151,9 @@ suite_results() {
 }
 
 # A run that would fill the disk half-way stops now, naming the cause: a
-# cold run (no kernel tree yet) grows build/ by about 18 GB, a warm one by
+# cold run (no kernel tree yet) grows build/ by about 16 GB, a warm one by
 # a few (docs/setup.md, "Disk").
-if [ -d "$SRC/stock" ]; then need_space 4000; else need_space 19000; fi
+if [ -d "$SRC/stock" ]; then need_space 4000; else need_space 17000; fi
 
 # The set-up logic, against stub package tools (no network, no root).
 check setup-deps-stubbed "$TOP/tests/setup/deps-test.sh"
