@@ -43,14 +43,7 @@ mkdir -p "$BUILD/results" "$LOGS/mutants"
 [ "${1:-}" != --check ] || summary=$BUILD/results/kunit-mutants-check.tsv
 rm -f "$summary" "$reach"	# nothing of an earlier run is read as this one's
 start=$SECONDS
-git -C "$SRC/ambient" rev-parse -q --verify ambient >/dev/null ||
-	die "no ambient branch" "run make tree"
-add_worktree "$wt" ambient
-reset_tree() {
-	git -C "$wt" reset -q --hard ambient && git -C "$wt" clean -q -fd
-}
-trap 'reset_tree || loud "could not reset build/src/mutant to the ambient branch"' EXIT
-reset_tree
+mutant_worktree
 
 # function_of: for the mutant applied in the worktree, the function of
 # security/commoncap.c around the first line it changes (the patches'

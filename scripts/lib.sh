@@ -442,6 +442,22 @@ suite_names() {
 		}' | sort -u
 }
 
+# reset_tree: build/src/mutant back at the tip of the ambient branch.
+reset_tree() {
+	git -C "$SRC/mutant" reset -q --hard ambient && git -C "$SRC/mutant" clean -q -fd
+}
+
+# mutant_worktree: build/src/mutant at the tip of the ambient branch, for
+# mutants.sh and kunit-mutants.sh (each holding obj-mutant), and put back
+# there when the script exits.
+mutant_worktree() {
+	git -C "$SRC/ambient" rev-parse -q --verify ambient >/dev/null ||
+		die "no ambient branch" "run make tree"
+	add_worktree "$SRC/mutant" ambient
+	trap 'reset_tree || loud "could not reset build/src/mutant to the ambient branch"' EXIT
+	reset_tree
+}
+
 # What make check plants (mutants.sh --check, and kunit-mutants.sh --check
 # those of them in the KUnit cases' reach): a third of tests/mutants/, one
 # per rule area.

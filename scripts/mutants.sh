@@ -55,16 +55,7 @@ else
 	done
 fi
 
-git -C "$SRC/ambient" rev-parse -q --verify ambient >/dev/null ||
-	die "no ambient branch" "run make tree"
-
-# The worktree, reset to the tip of the ambient branch.
-add_worktree "$wt" ambient
-reset_tree() {
-	git -C "$wt" reset -q --hard ambient && git -C "$wt" clean -q -fd
-}
-trap 'reset_tree || loud "could not reset build/src/mutant to the ambient branch"' EXIT
-reset_tree
+mutant_worktree
 
 # Every mutant must apply before any time is spent on builds.
 for n in "${names[@]}"; do
