@@ -80,7 +80,9 @@ else
 	done
 fi
 
-# Which mutants are in reach (applied in turn, nothing built).
+# Which mutants are in reach (applied in turn, nothing built), and the
+# function each one changes.
+declare -A fn_of
 : >"$reach"
 for p in "$MUTDIR"/*.patch; do
 	reset_tree
@@ -88,8 +90,8 @@ for p in "$MUTDIR"/*.patch; do
 	git -C "$wt" apply "$p" 2>"$LOGS/mutants/$n-apply.log" ||
 		die_log "$LOGS/mutants/$n-apply.log" "mutant $n does not apply to the ambient branch" \
 			"rebase tests/mutants/$n.patch (see tests/mutants/README.md)"
-	fn=$(function_of)
-	! in_reach "$fn" || echo "$n" >>"$reach"
+	fn_of[$n]=$(function_of)
+	! in_reach "${fn_of[$n]}" || echo "$n" >>"$reach"
 done
 reset_tree
 echo "in reach of the KUnit cases: $(wc -l <"$reach") of $(ls "$MUTDIR"/*.patch | wc -l) mutants"
@@ -116,18 +118,14 @@ echo "unmutated: $ran0 of $ran0 KUnit results pass"
 : >"$summary"
 killed=0 survived=0 out=0 broken=0
 for n in "${names[@]}"; do
-	reset_tree
-	if ! git -C "$wt" apply "$MUTDIR/$n.patch" 2>"$LOGS/mutants/$n-apply.log"; then
-		printf '%-45s DOES NOT APPLY (%s)\n' "$n" "build/logs/mutants/$n-apply.log"
-		broken=$((broken + 1))
-		continue
-	fi
-	fn=$(function_of)
+	fn=${fn_of[$n]}
 	if ! in_reach "$fn"; then
 		printf '%-45s %-28s out of reach\n' "$n" "$fn"
 		out=$((out + 1))
 		continue
 	fi
+	reset_tree
+	git -C "$wt" apply "$MUTDIR/$n.patch"	# it applied in the scan above
 	log=$LOGS/mutants/kunit-$n.log
 	rm -f "$BUILD/kunit/mutant.result"
 	KUNIT_LOG=$LOGS/mutants/kunit-$n.kunit.log "$TOP/scripts/kunit.sh" mutant >"$log" 2>&1 || true
