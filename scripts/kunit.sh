@@ -7,21 +7,23 @@
 #   kunit.sh [TREE]   TREE: ambient (default, as make kunit's KERNEL;
 #                     6.12 with series/, whose last patch adds the
 #                     cases), upstream (Linux 7.2 with the standalone
-#                     series, whose last patch is kunit/'s), stock (Debian's 6.12 with the code
-#                     of that last patch alone, in build/src/kunit-stock), or
-#                     mutant (build/src/mutant as scripts/kunit-mutants.sh
-#                     leaves it; only from there, which holds its lock).  pre-ambient has no ambient set: the
-#                     cases cannot build there, and the planted mutants
-#                     are their negative control.
+#                     series, whose last patch is kunit/'s), stock
+#                     (Debian's 6.12 with the code of that last patch
+#                     alone, in build/src/kunit-stock), or mutant
+#                     (build/src/mutant as scripts/kunit-mutants.sh leaves
+#                     it; only from there, which holds its lock).
+#                     pre-ambient has no ambient set: the cases cannot
+#                     build there, and the planted mutants are their
+#                     negative control.
 #
 # Builds in the tree's .kunit (kunit.py's default), reached as
 # build/kunit/TREE: a direct subdirectory, so that Kbuild names every
-# source relative to it and ccache hands objects from one tree to the next
-# (docs/setup.md).  Prints the result of every case and row,
-# the build and run times, and writes build/kunit/TREE.result ("ran
-# passed failed skipped crashed") and build/kunit/TREE.cases (the line of
-# every case and row); fails when a case fails or none ran.  KUNIT_LOG
-# names kunit.py's log (default build/logs/kunit-TREE.log).
+# source relative to it and ccache hands objects from one tree to the
+# next (docs/setup.md).  Prints the result of every case and row and the
+# build and run times; writes build/kunit/TREE.result ("ran passed failed
+# skipped crashed") and build/kunit/TREE.cases (the line of every case
+# and row); fails when a case fails or none ran.  KUNIT_LOG names
+# kunit.py's log (default build/logs/kunit-TREE.log).
 . "$(dirname "$0")/lib.sh"
 
 fixed_identity
@@ -32,11 +34,11 @@ upstream | ambient) lock "kunit-$tree" ;;
 stock)
 	lock kunit-stock
 	wt=$SRC/kunit-stock
-	kpatch=$(ls "$TOP"/series/[0-9]*-capabilities-add-KUnit-tests-*.patch 2>/dev/null || true)
-	[ -n "$kpatch" ] || die "series/ has no KUnit patch" "run make series"
+	kpatch=$(kunit_patch)
 	add_worktree "$wt" stock
-	# the patch's code alone: its MAINTAINERS hunk needs patch 4's line
-	# the stamp names the patch and the base: a new stock tag resets the tree too
+	# The patch's code alone (its MAINTAINERS hunk needs patch 4's line);
+	# the stamp names the patch and the base, so a new stock tag resets
+	# the tree too.
 	stamp="$(hash_files "$kpatch") $(git -C "$wt" rev-parse stock)"
 	if [ "$(cat "$wt/.kunit-patch" 2>/dev/null || true)" != "$stamp" ]; then
 		reset_worktree "$wt" stock

@@ -442,6 +442,14 @@ suite_names() {
 		}' | sort -u
 }
 
+# kunit_patch: the KUnit patch of series/ (its last), or stop.
+kunit_patch() {
+	local p
+	p=$(ls "$TOP"/series/[0-9]*-capabilities-add-KUnit-tests-*.patch 2>/dev/null || true)
+	[ -n "$p" ] || die "series/ has no KUnit patch" "run make series"
+	echo "$p"
+}
+
 # reset_tree: build/src/mutant back at the tip of the ambient branch.
 reset_tree() {
 	git -C "$SRC/mutant" reset -q --hard ambient && git -C "$SRC/mutant" clean -q -fd

@@ -13,8 +13,7 @@ TABLE=$TOP/tests/rules.md
 SUITE=$TOP/selftests
 MUTDIR=$TOP/tests/mutants
 [ -f "$TABLE" ] || die "tests/rules.md is missing" "restore it from git"
-kpatch=$(ls "$TOP"/series/[0-9]*-capabilities-add-KUnit-tests-*.patch 2>/dev/null || true)
-[ -n "$kpatch" ] || die "series/ has no KUnit patch" "run make series"
+kpatch=$(kunit_patch)
 
 # Rows: | # | area | rule | tests | mutants | KUnit rows |
 rows() { awk -F'|' 'NF >= 8 && $2 ~ /^ *[0-9]+ *$/' "$TABLE"; }
