@@ -6,8 +6,9 @@
 #
 # KCONFIG selects the configuration:
 #   minimal (default)  tinyconfig + config/minimal.config + the capabilities
-#                      selftest's own config file, as kselftest prescribes;
-#                      output in build/obj/FLAVOUR
+#                      selftest's own config file, as kselftest prescribes,
+#                      + config/kunit.config where the tree has the KUnit
+#                      cases; output in build/obj/FLAVOUR
 #   debug              minimal + config/debug.config (UBSAN, KASAN, lockdep,
 #                      list and atomic-sleep debugging); build/obj/FLAVOUR-debug
 #   tinyconfig, allnoconfig
@@ -38,6 +39,10 @@ need_space 2000
 # every step of a bisection, are configured alike; upstream takes it from
 # the standalone series.
 fragments="$TOP/config/minimal.config"
+# The KUnit cases run at boot where the tree has them (not on stock or
+# pre-ambient, nor at the bisection's steps before the patch that adds
+# them).
+[ -f "$src/security/commoncap_test.c" ] && fragments="$fragments $TOP/config/kunit.config"
 [ "$kconfig" = debug ] && fragments="$fragments $TOP/config/debug.config"
 case $flavour in upstream) series_vars upstream ;; *) series_vars ambient ;; esac
 if git -C "$S_TREE" show "$S_BRANCH:tools/testing/selftests/capabilities/config" \
