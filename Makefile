@@ -25,7 +25,7 @@ help:
 	@echo '  kselftest   build what is stale, boot $$KERNEL in QEMU, run the capabilities kselftests'
 	@echo '              (KCONFIG=debug: the UBSAN/KASAN/lockdep build of $$KERNEL)'
 	@echo '  check       what CI runs; ends with "check: N passed, N failed"'
-	@echo '  check-full  check, plus the debug kernel (UBSAN/KASAN/lockdep) and tinyconfig builds'
+	@echo '  check-full  check, plus the debug kernel (UBSAN/KASAN/lockdep), tinyconfig and kunit.py builds'
 	@echo '  clean-room  make kselftest in a fresh minimal Debian root, as a new user would (FULL=1:'
 	@echo '              make check too); prints the time of each phase'
 	@echo '  series      export the ambient branch to series/, refresh selftests/ and Documentation/,'

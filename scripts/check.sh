@@ -6,9 +6,12 @@
 #   check.sh          make check: every flavour's build and suite, every
 #                     check of the patches, the differential tester, a
 #                     third of the mutants, the KUnit cases on 6.12 and
-#                     7.2, the alternative design, the set-up logic
-#   check.sh --full   make check-full: also the debug kernel's suite and
-#                     the tinyconfig build (each a full build of its own)
+#                     7.2 as they run at boot of the flavour kernels, the
+#                     alternative design, the set-up logic
+#   check.sh --full   make check-full: also the debug kernel's suite, the
+#                     tinyconfig build and the KUnit cases through kunit.py
+#                     on ambient, stock and upstream (each a full build of
+#                     its own)
 . "$(dirname "$0")/lib.sh"
 
 tier=${1:-}
@@ -124,10 +127,10 @@ cover_form() {
 }
 
 # The KUnit figures the cover letter states are those just measured: the
-# rows of the three cases of its KUnit patch that pass on ambient, on stock
-# and on upstream (where mainline's own cases run beside them), and the
-# mutants in their reach.
-kunit_rows_passed() {
+# rows of the three cases of its KUnit patch that pass on ambient and on
+# upstream (where mainline's own cases run beside them), at boot, and the
+# mutants in their reach; with --full, on stock as well (kunit.py).
+kunit_rows_passed() {	# kunit_rows_passed NAME: NAME's rows (build/kunit/NAME.cases) that pass
 	[ -f "$BUILD/kunit/$1.cases" ] || { echo "none ($1 did not run)"; return 0; }
 	grep -cE '^PASS +commoncap: test_(setid_fixup|capset_ambient|prctl_ambient): ' \
 		"$BUILD/kunit/$1.cases" || true
@@ -138,9 +141,10 @@ cover_kunit() {
 	reach=$(sed -n 's/.*the KUnit rows alone the \([0-9]*\) in the functions.*/\1/p' "$f")
 	[[ $rows =~ ^[0-9]+$ && $reach =~ ^[0-9]+$ ]] ||
 		{ echo "cover letter: no \"Patch 6's N KUnit rows\" or \"the KUnit rows alone the N\""; return 1; }
-	expect "cover letter, KUnit rows passed on ambient" "$rows" "$(kunit_rows_passed ambient)" &&
-	expect "cover letter, KUnit rows passed on stock" "$rows" "$(kunit_rows_passed stock)" &&
-	expect "cover letter, KUnit rows passed on upstream" "$rows" "$(kunit_rows_passed upstream)" &&
+	expect "cover letter, KUnit rows passed on ambient" "$rows" "$(kunit_rows_passed boot-ambient)" &&
+	expect "cover letter, KUnit rows passed on upstream" "$rows" "$(kunit_rows_passed boot-upstream)" &&
+	{ [ "$tier" != --full ] ||
+		expect "cover letter, KUnit rows passed on stock (kunit.py)" "$rows" "$(kunit_rows_passed stock)"; } &&
 	expect "cover letter, mutants in reach of the KUnit rows" "$reach" \
 		"$(wc -l <"$BUILD/results/kunit-mutants-in-reach.txt" || echo none)"
 }
@@ -179,6 +183,12 @@ check kselftest-ambient-passes conforms ambient
 check kselftest-pre-ambient-fails lacks_ambient pre-ambient
 check kselftest-upstream-passes-as-ambient same_as_ambient upstream
 check suite-has-60-results suite_results stock
+# The KUnit cases (the last patch of series/ on 6.12; mainline's and
+# kunit/'s on 7.2), built into those kernels: one more boot each, in
+# KUnit mode (only then do they run, before /init): every row passes.
+check kunit-ambient-passes "$TOP/scripts/kunit.sh" --boot ambient
+check kunit-upstream-passes "$TOP/scripts/kunit.sh" --boot upstream
+grep -h '^kunit: ' "$CHECKLOGS"/kunit-*-passes.log | sed 's/^/     /' || true
 # No test fails for its environment: installed under /tmp, RLIMIT_RTPRIO
 # raised, a securebit set by the parent, no /etc/passwd, an unprivileged
 # user (whose counts are shown: at least half of the tests must pass).
@@ -230,16 +240,9 @@ check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh
 # A third of the plausible bugs of tests/mutants/, planted one at a time,
 # must each fail the suite (make mutants runs all of them).
 check mutants-killed "$TOP/scripts/mutants.sh" --check
-# The KUnit cases (the last patch of series/ on 6.12, its code alone on
-# stock, kunit/ on 7.2), with the kernel's own runner: every row passes,
-# and the cases alone kill the mutants of make check's set in the
-# functions they call.
-check kunit-ambient-passes "$TOP/scripts/kunit.sh" ambient
-check kunit-stock-passes "$TOP/scripts/kunit.sh" stock
-check kunit-upstream-passes "$TOP/scripts/kunit.sh" upstream
-grep -h '^kunit: ' "$CHECKLOGS"/kunit-*-passes.log | sed 's/^/     /' || true
+# The KUnit rows alone (read from those mutants' boots) fail on each of
+# them that changes a function the cases call.
 check kunit-mutants-killed "$TOP/scripts/kunit-mutants.sh" --check
-check cover-letter-kunit-figures cover_kunit
 # The rejected global-mask design: its kernel passes its own kselftest, and
 # the comparison table docs/design.md carries is measured.
 check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
@@ -252,7 +255,14 @@ if [ "$tier" = --full ]; then
 	sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-ambient-debug.log"
 	check kselftest-ambient-debug-clean conforms ambient-debug
 	check ambient-tinyconfig-builds env KCONFIG=tinyconfig "$TOP/scripts/kernel.sh" ambient
+	# The KUnit cases as their maintainers run them: kunit.py run, with
+	# kunit/commoncap.kunitconfig; on stock, with the patch's code alone.
+	for k in ambient stock upstream; do
+		check "kunit-py-$k-passes" "$TOP/scripts/kunit.sh" "$k"
+	done
+	grep -h '^kunit: ' "$CHECKLOGS"/kunit-py-*-passes.log | sed 's/^/     /' || true
 fi
+check cover-letter-kunit-figures cover_kunit
 
 printf '\nphase times (s):\n'
 awk -F'\t' '{ printf "  %-34s %7.1f\n", $1, $2 }' "$LOGS/phases.tsv"

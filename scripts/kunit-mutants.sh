@@ -7,8 +7,13 @@
 # rule's formula gives cannot pass on a kernel that breaks the rule.
 #
 #   kunit-mutants.sh [NAME...]   (default: every mutant in such a function)
+#                                each built with kunit.py (scripts/kunit.sh mutant)
 #   kunit-mutants.sh --check     those of make check's set (MUTANTS_CHECK_SET
-#                                in lib.sh) that are in reach
+#                                in lib.sh) that are in reach, with no build
+#                                of their own: each mutant's bzImage that
+#                                scripts/mutants.sh --check built (it must
+#                                run first), booted in KUnit mode
+#                                (scripts/kunit.sh --boot)
 #
 # A mutant elsewhere (execve, fork, /proc, audit, keyrings, user namespaces,
 # the bounding set) is listed as out of reach and not built: the
@@ -106,17 +111,42 @@ if [ -n "$check" ]; then
 	echo "make check's set: ${#names[@]} in reach (${names[*]})"
 fi
 
-# The unmutated cases must pass first, on this very tree.
+# run_cases NAME LOG: the cases on the mutant NAME (or the unmutated tree,
+# "baseline") as the worktree holds it; their result in $res.
 export KUNIT_MUTANT_CALLER=1	# kunit.sh mutant: this script holds obj-mutant
-KUNIT_LOG=$LOGS/mutants/kunit-unmutated.kunit.log \
-	"$TOP/scripts/kunit.sh" mutant >"$LOGS/mutants/kunit-unmutated.log" 2>&1 ||
+run_cases() {
+	local name=$1 out=$2
+	if [ -n "$check" ]; then
+		res=$BUILD/kunit/boot-mutant-$name.result
+		[ -f "$BUILD/mutant-images/$name.bzImage" ] || { rm -f "$res"; return 1; }
+		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" \
+			--boot "mutant-$name" "$BUILD/mutant-images/$name.bzImage" >"$out" 2>&1
+	else
+		res=$BUILD/kunit/mutant.result
+		rm -f "$res"
+		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" mutant >"$out" 2>&1
+	fi
+}
+# booted NAME: the guest started and ran the cases, or crashed while they
+# ran, as opposed to a mutant that never built.
+booted() {
+	if [ -n "$check" ]; then
+		[ -f "$LOGS/vm-kunit-mutant-$1.log" ]
+	else
+		grep -q 'Running tests with' "$LOGS/mutants/kunit-$1.kunit.log" 2>/dev/null
+	fi
+}
+
+# The unmutated cases must pass first, on this very tree.
+run_cases baseline "$LOGS/mutants/kunit-unmutated.log" ||
 	die_log "$LOGS/mutants/kunit-unmutated.log" "the KUnit cases fail on the unmutated ambient branch" \
-		"make kunit KERNEL=ambient, and fix that first"
-read -r ran0 _ <"$BUILD/kunit/mutant.result"
+		"make kunit KERNEL=ambient, and fix that first${check:+ (--check boots the images scripts/mutants.sh --check built: run it first)}"
+read -r ran0 _ <"$res"
 echo "unmutated: $ran0 of $ran0 KUnit results pass"
 
 : >"$summary"
-killed=0 survived=0 out=0 broken=0
+killed=0 survived=0 out=0 broken=0 step=build
+[ -z "$check" ] || step="build in mutants.sh --check"
 for n in "${names[@]}"; do
 	fn=${fn_of[$n]}
 	if ! in_reach "$fn"; then
@@ -125,21 +155,20 @@ for n in "${names[@]}"; do
 		continue
 	fi
 	reset_tree
-	git -C "$wt" apply "$MUTDIR/$n.patch"	# it applied in the scan above
+	[ -n "$check" ] || git -C "$wt" apply "$MUTDIR/$n.patch"	# it applied in the scan above
 	log=$LOGS/mutants/kunit-$n.log
-	rm -f "$BUILD/kunit/mutant.result"
-	KUNIT_LOG=$LOGS/mutants/kunit-$n.kunit.log "$TOP/scripts/kunit.sh" mutant >"$log" 2>&1 || true
-	if [ ! -f "$BUILD/kunit/mutant.result" ]; then
-		if grep -q 'Running tests with' "$LOGS/mutants/kunit-$n.kunit.log" 2>/dev/null; then
+	run_cases "$n" "$log" || true
+	if [ ! -f "$res" ]; then
+		if booted "$n"; then
 			# built and booted, but no result: the guest crashed or hung
 			ran=0 pass=0
 		else
-			printf '%-45s %-28s NO RESULT (did not build; %s)\n' "$n" "$fn" "${log#"$TOP"/}"
+			printf '%-45s %-28s NO RESULT (did not %s; %s)\n' "$n" "$fn" "$step" "${log#"$TOP"/}"
 			broken=$((broken + 1))
 			continue
 		fi
 	else
-		read -r ran pass _ <"$BUILD/kunit/mutant.result"
+		read -r ran pass _ <"$res"
 	fi
 	if [ "$pass" -lt "$ran0" ]; then
 		killed=$((killed + 1))
@@ -158,11 +187,11 @@ for n in "${names[@]}"; do
 		"${why:+ ($why)}"
 	printf '%s\t%s\t%s\t%d/%d\n' "$n" "$fn" "$verdict" "$pass" "$ran0" >>"$summary"
 done
-echo "kunit-mutants: $killed killed, $survived survived, $broken did not build, $out out of reach ($((SECONDS - start)) s)"
+echo "kunit-mutants: $killed killed, $survived survived, $broken did not $step, $out out of reach ($((SECONDS - start)) s)"
 [ "$survived" -eq 0 ] ||
 	die "$survived mutant(s) survived the KUnit cases (table above)" \
 	    "a survivor in a function the cases call names a rule no row pins: add a row"
 [ "$broken" -eq 0 ] ||
-	die "$broken mutant(s) did not build (table above)" \
+	die "$broken mutant(s) did not $step (table above)" \
 	    "read build/logs/mutants/kunit-NAME.log; rebase the mutant or fix the build"
 [ $killed -gt 0 ] || die "no mutant was run against the KUnit cases" "name mutants in reach (build/results/kunit-mutants-in-reach.txt)"

@@ -16,17 +16,118 @@
 #                     build there, and the planted mutants are their
 #                     negative control.
 #
+#   kunit.sh --boot NAME [BZIMAGE]
+#                     no build: boot the flavour kernel NAME (ambient,
+#                     upstream; config/kunit.config builds the cases in
+#                     where the tree has them), or BZIMAGE under that name,
+#                     in the kernel's KUnit mode (scripts/vm.sh VM_MODE=kunit:
+#                     KUnit runs the cases before /init, which does nothing
+#                     else), and read their KTAP from the console log
+#                     build/logs/vm-kunit-NAME.log with kunit.py parse.
+#                     make check's way: it costs one boot, no kernel build.
+#
 # Builds in the tree's .kunit (kunit.py's default), reached as
 # build/kunit/TREE: a direct subdirectory, so that Kbuild names every
 # source relative to it and ccache hands objects from one tree to the
 # next (docs/setup.md).  Prints the result of every case and row and the
 # build and run times; writes build/kunit/TREE.result ("ran passed failed
 # skipped crashed") and build/kunit/TREE.cases (the line of every case
-# and row); fails when a case fails or none ran.  KUNIT_LOG names
-# kunit.py's log (default build/logs/kunit-TREE.log).
+# and row); --boot: build/kunit/boot-NAME.{result,cases}.  Fails when a
+# case fails or none ran.  KUNIT_LOG names kunit.py's log (default
+# build/logs/kunit-TREE.log, --boot: build/logs/kunit-boot-NAME.log).
 . "$(dirname "$0")/lib.sh"
 
+# summarise JSON RESULT CASES: from kunit.py's JSON, one line per case,
+# or per row of a parameterised case, then the counts; RESULT gets "ran
+# passed failed skipped crashed", CASES every line.  Fails unless every
+# case that ran passed or skipped.
+summarise() {
+	python3 - "$@" <<'EOF'
+import json, sys
+
+counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
+lines = []
+
+def walk(group, path):
+    for case in group["test_cases"]:
+        counts[case["status"]] = counts.get(case["status"], 0) + 1
+        lines.append("%-5s %s" % (case["status"], ": ".join(path + [case["name"]])))
+    for sub in group["sub_groups"]:
+        walk(sub, path + [sub["name"]])
+
+top = json.load(open(sys.argv[1]))
+for suite in top["sub_groups"]:
+    walk(suite, [suite["name"]])
+print("\n".join(lines))
+open(sys.argv[3], "w").write("".join(l + "\n" for l in lines))
+ran = sum(counts.values())
+print("kunit: %d ran, %d passed, %d failed, %d skipped, %d crashed"
+      % (ran, counts["PASS"], counts["FAIL"], counts["SKIP"], counts["ERROR"]))
+open(sys.argv[2], "w").write("%d %d %d %d %d\n" % (ran, counts["PASS"], counts["FAIL"],
+                                                   counts["SKIP"], counts["ERROR"]))
+sys.exit(0 if ran and counts["PASS"] + counts["SKIP"] == ran else 1)
+EOF
+}
+
+# finish LOG: fail, naming LOG, when no case ran or one failed.
+finish() {
+	local log=$1 ran
+	read -r ran _ <"$result"
+	[ "$ran" -gt 0 ] || die_log "$log" "no KUnit case ran${crash:+ ($crash)}" \
+		"read the guest's console at the end of the log"
+	[ $rc -eq 0 ] || die "KUnit cases failed${crash:+ or the guest stopped ($crash)} (above; kunit.py's report: ${log#"$TOP"/})" \
+		"read the failed expectations in the log; fix security/commoncap.c or the test (kunit/ for 7.2, the last patch of series/ for 6.12)"
+}
+crash_in() {	# crash_in LOG: the first sign of a guest that stopped early
+	grep -m1 -oE 'Kernel panic[^]]*|timed out|BUG: [^]]*|Oops[^]]*|could not parse test results' "$1" || true
+}
+
 fixed_identity
+rc=0
+if [ "${1:-}" = --boot ]; then
+	name=${2:?usage: kunit.sh --boot NAME [BZIMAGE]}
+	image=${3:-$OBJ/$name/arch/x86/boot/bzImage}
+	case $name in upstream*) ktree=$SRC/upstream ;; *) ktree=$SRC/ambient ;; esac
+	vmlog=$LOGS/vm-kunit-$name.log
+	out=$BUILD/kunit/boot-$name
+	log=${KUNIT_LOG:-$LOGS/kunit-boot-$name.log}
+	json=$out.json result=$out.result cases=$out.cases
+	mkdir -p "$BUILD/kunit"
+	rm -f "$json" "$result" "$cases"	# nothing of an earlier run is read as this one's
+	[ -f "$image" ] || die "no kernel image ${image#"$TOP"/}" "run make kernel KERNEL=$name"
+	[ -x "$ktree/tools/testing/kunit/kunit.py" ] || die "no kunit.py in ${ktree#"$TOP"/}" "run make tree"
+	initrd=$BUILD/payload/initramfs.cpio.gz
+	"$TOP/scripts/payload.sh" >"$LOGS/payload.log" 2>&1 ||	# what is stale
+		die_log "$LOGS/payload.log" "building the payload failed" "run make payload"
+	rm -f "$vmlog"
+	# vm.sh fails when the guest stops early (a case that WARNs panics it,
+	# panic_on_warn=1): then fewer cases report, and the counts say so.
+	VM_MODE=kunit VM_TIMEOUT=${VM_TIMEOUT:-150} \
+		"$TOP/scripts/vm.sh" "kunit-$name" "$image" "$initrd" >"$out.vm" 2>&1 || true
+	[ -f "$vmlog" ] || die_log "$out.vm" "the guest did not start" "read the log"
+	# KUnit prints its KTAP before /init starts: the parser reads up to
+	# the guest's first "@@" line.
+	sed '/^@@ /q' "$vmlog" >"$out.console" || die "cannot write ${out#"$TOP"/}.console" "check the free space"
+	if ! grep -q 'KTAP version' "$out.console"; then
+		grep -q '^@@ guest-ready' "$out.console" &&
+			die "${image#"$TOP"/} printed no KTAP: it was built without config/kunit.config" \
+			    "scripts/kernel.sh adds it where the tree has security/commoncap_test.c; run make kernel KERNEL=$name"
+		# the guest stopped before KUnit printed anything: nothing ran
+		echo "0 0 0 0 0" >"$result"
+		: >"$cases"
+		crash=$(crash_in "$vmlog")
+		finish "$vmlog"
+	fi
+	python3 "$ktree/tools/testing/kunit/kunit.py" parse --json="$json" "$out.console" \
+		>"$log" 2>&1 || rc=$?
+	crash=$(crash_in "$log")
+	[ -s "$json" ] && grep -q '"status"' "$json" ||
+		die_log "$log" "kunit.py parse has no result of any case in the boot of $name" \
+			"read the KTAP in ${vmlog#"$TOP"/}"
+	summarise "$json" "$result" "$cases" || rc=1
+	finish "$log"
+	exit 0
+fi
 tree=${1:-ambient}
 wt=$SRC/$tree
 case $tree in
@@ -107,7 +208,6 @@ cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 msg "kunit.py run --arch=x86_64 in ${wt#"$TOP"/} (log: ${log#"$TOP"/})"
 rm -f "$bin/qemu.cmdline"
-rc=0
 (cd "$wt" && PATH=$bin:$PATH CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
 	KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench \
 	python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
@@ -124,38 +224,12 @@ grep -q 'Running tests with' "$log" ||
 	    "check how tools/testing/kunit/kunit_kernel.py names the QEMU binary, and adapt scripts/kunit.sh"
 msg "QEMU ran with: $(grep -o -- '-accel [a-z]*' "$bin/qemu.cmdline" | paste -sd' ')"
 # kunit.py writes its JSON even when the guest printed nothing.
-crash=$(grep -m1 -oE 'Kernel panic[^]]*|timed out|BUG: [^]]*|Oops[^]]*|could not parse test results' "$log" || true)
+crash=$(crash_in "$log")
 if [ ! -s "$json" ] || ! grep -q '"status"' "$json"; then
 	die_log "$log" "kunit.py has no result of any case${crash:+ ($crash)}" \
 		"read the guest's console at the end of the log"
 fi
-
-# One line per case, or per row of a parameterised case; then the counts.
-python3 - "$json" "$result" "$cases" <<'EOF' || rc=1
-import json, sys
-
-counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
-lines = []
-
-def walk(group, path):
-    for case in group["test_cases"]:
-        counts[case["status"]] = counts.get(case["status"], 0) + 1
-        lines.append("%-5s %s" % (case["status"], ": ".join(path + [case["name"]])))
-    for sub in group["sub_groups"]:
-        walk(sub, path + [sub["name"]])
-
-top = json.load(open(sys.argv[1]))
-for suite in top["sub_groups"]:
-    walk(suite, [suite["name"]])
-print("\n".join(lines))
-open(sys.argv[3], "w").write("".join(l + "\n" for l in lines))
-ran = sum(counts.values())
-print("kunit: %d ran, %d passed, %d failed, %d skipped, %d crashed"
-      % (ran, counts["PASS"], counts["FAIL"], counts["SKIP"], counts["ERROR"]))
-open(sys.argv[2], "w").write("%d %d %d %d %d\n" % (ran, counts["PASS"], counts["FAIL"],
-                                                   counts["SKIP"], counts["ERROR"]))
-sys.exit(0 if ran and counts["PASS"] + counts["SKIP"] == ran else 1)
-EOF
+summarise "$json" "$result" "$cases" || rc=1
 
 # kunit.py: "Elapsed time: Ts total, Cs configuring, Bs building, Rs running"
 times=$(sed -n 's/^.*Elapsed time: \([0-9.]*\)s total, \([0-9.]*\)s configuring, \([0-9.]*\)s building, \([0-9.]*\)s running.*/\1 \2 \3 \4/p' "$log" | tail -n 1)
@@ -164,8 +238,4 @@ if [ -n "$times" ]; then
 	printf 'kunit: build %.0f s, run %.0f s (configure %.0f s, total %.0f s) on %s CPUs\n' \
 		"$t_build" "$t_run" "$t_conf" "$t_total" "$(ncpus)"
 fi
-read -r ran _ <"$result"
-[ "$ran" -gt 0 ] || die_log "$log" "no KUnit case ran${crash:+ ($crash)}" \
-	"read the guest's console at the end of the log"
-[ $rc -eq 0 ] || die "KUnit cases failed${crash:+ or the guest stopped ($crash)} (above; kunit.py's report: ${log#"$TOP"/})" \
-	"read the failed expectations in the log; fix security/commoncap.c or the test (kunit/ for 7.2, the last patch of series/ for 6.12)"
+finish "$log"

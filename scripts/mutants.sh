@@ -17,6 +17,8 @@
 # own object directory, build/obj/mutant (configured from build/obj/ambient).
 # Logs: build/logs/mutants/, build/logs/vm-mutant-NAME.log; results:
 # build/results/mutant-NAME.tsv and the summary build/results/mutants.tsv.
+# Each mutant's bzImage (and the unmutated one, baseline) stays in
+# build/mutant-images/NAME.bzImage, for scripts/kunit-mutants.sh --check.
 #
 # Exits non-zero if any mutant survives, or does not apply or build.
 . "$(dirname "$0")/lib.sh"
@@ -28,12 +30,13 @@ mlogs=$LOGS/mutants
 summary=$BUILD/results/mutants.tsv
 initrd=$BUILD/payload/initramfs.cpio.gz
 image=$obj/arch/x86/boot/bzImage
+images=$BUILD/mutant-images
 # A sound guest finishes in well under a minute even under TCG; a mutant
 # that hangs it should not cost the default 300 s.
 export VM_TIMEOUT=${VM_TIMEOUT:-150}
 
 lock obj-mutant
-mkdir -p "$mlogs" "$BUILD/results"
+mkdir -p "$mlogs" "$BUILD/results" "$images"
 
 # shellcheck disable=SC2086 # a list of names
 [ "${1:-}" = --check ] && set -- $MUTANTS_CHECK_SET
@@ -56,6 +59,12 @@ else
 fi
 
 mutant_worktree
+# No console log, result or image of an earlier run is taken for this
+# run's (scripts/kunit-mutants.sh --check boots the images).
+for n in baseline "${names[@]}"; do
+	rm -f "$LOGS/vm-mutant-$n.log" "$BUILD/results/mutant-$n.tsv" \
+		"$BUILD/results/mutant-$n.status" "$images/$n.bzImage"
+done
 
 # Every mutant must apply before any time is spent on builds.
 for n in "${names[@]}"; do
@@ -116,7 +125,8 @@ guest_problem() {
 	*) echo "guest stopped before finishing" ;;
 	esac
 }
-boot() {	# boot NAME: run the suite on the bzImage just built
+boot() {	# boot NAME: run the suite on the bzImage just built, and keep it
+	cp "$image" "$images/$1.bzImage" || die "cannot copy the bzImage of $1" "check the free space"
 	"$TOP/scripts/vm.sh" "mutant-$1" "$image" "$initrd" >"$mlogs/$1-vm.log" 2>&1 || true
 }
 now() { date +%s.%N; }
