@@ -143,8 +143,11 @@ cover_kunit() {
 		{ echo "cover letter: no \"Patch 6's N KUnit rows\" or \"the KUnit rows alone the N\""; return 1; }
 	expect "cover letter, KUnit rows passed on ambient" "$rows" "$(kunit_rows_passed boot-ambient)" &&
 	expect "cover letter, KUnit rows passed on upstream" "$rows" "$(kunit_rows_passed boot-upstream)" &&
-	{ [ "$tier" != --full ] ||
-		expect "cover letter, KUnit rows passed on stock (kunit.py)" "$rows" "$(kunit_rows_passed stock)"; } &&
+	if [ "$tier" = --full ]; then
+		expect "cover letter, KUnit rows passed on stock (kunit.py)" "$rows" "$(kunit_rows_passed stock)"
+	else
+		echo "cover letter, KUnit rows on stock: checked by make check-full (kunit.py)"
+	fi &&
 	expect "cover letter, mutants in reach of the KUnit rows" "$reach" \
 		"$(wc -l <"$BUILD/results/kunit-mutants-in-reach.txt" || echo none)"
 }

@@ -39,9 +39,9 @@ need_space 2000
 # every step of a bisection, are configured alike; upstream takes it from
 # the standalone series.
 fragments="$TOP/config/minimal.config"
-# The KUnit cases run at boot where the tree has them (not on stock or
+# The KUnit cases are built in where the tree has them (not on stock or
 # pre-ambient, nor at the bisection's steps before the patch that adds
-# them).
+# them); only a boot in KUnit mode runs them (scripts/vm.sh).
 [ -f "$src/security/commoncap_test.c" ] && fragments="$fragments $TOP/config/kunit.config"
 [ "$kconfig" = debug ] && fragments="$fragments $TOP/config/debug.config"
 case $flavour in upstream) series_vars upstream ;; *) series_vars ambient ;; esac

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The KUnit cases as a mutation test: plant each mutant of tests/mutants/
 # that changes a function the cases call, directly or through another, in
-# the 6.12 ambient branch, and run the cases alone (scripts/kunit.sh
-# mutant).  They must fail on every one: a row that expects what the
-# rule's formula gives cannot pass on a kernel that breaks the rule.
+# the 6.12 ambient branch, and run the cases alone.  They must fail on
+# every one: a row that expects what the rule's formula gives cannot pass
+# on a kernel that breaks the rule.
 #
 #   kunit-mutants.sh [NAME...]   (default: every mutant in such a function)
 #                                each built with kunit.py (scripts/kunit.sh mutant)
@@ -25,9 +25,10 @@
 # build/results/kunit-mutants.tsv (--check: kunit-mutants-check.tsv;
 # mutant, function, killed|survived, passed/ran) and
 # build/results/kunit-mutants-in-reach.txt (every mutant of tests/mutants/
-# in a function the cases call, whichever are run), and each mutant's
-# kunit.py log to build/logs/mutants/kunit-NAME.log.  Exits non-zero if
-# one survives, or does not apply or build.
+# in a function the cases call, whichever are run), and for each mutant
+# scripts/kunit.sh's output to build/logs/mutants/kunit-NAME.log and
+# kunit.py's to kunit-NAME.kunit.log.  Exits non-zero if one survives, or
+# does not apply or build.
 . "$(dirname "$0")/lib.sh"
 
 MUTDIR=$TOP/tests/mutants
@@ -118,7 +119,10 @@ run_cases() {
 	local name=$1 out=$2
 	if [ -n "$check" ]; then
 		res=$BUILD/kunit/boot-mutant-$name.result
-		[ -f "$BUILD/mutant-images/$name.bzImage" ] || { rm -f "$res"; return 1; }
+		# nothing of an earlier run counts: booted() reads the new log
+		rm -f "$res" "$LOGS/vm-kunit-mutant-$name.log"
+		[ -f "$BUILD/mutant-images/$name.bzImage" ] ||
+			{ echo "no build/mutant-images/$name.bzImage: scripts/mutants.sh --check did not build it" >"$out"; return 1; }
 		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" \
 			--boot "mutant-$name" "$BUILD/mutant-images/$name.bzImage" >"$out" 2>&1
 	else
@@ -127,8 +131,8 @@ run_cases() {
 		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" mutant >"$out" 2>&1
 	fi
 }
-# booted NAME: the guest started and ran the cases, or crashed while they
-# ran, as opposed to a mutant that never built.
+# booted NAME: the guest started (this run) and ran the cases, or crashed
+# while they ran, as opposed to a mutant that never built.
 booted() {
 	if [ -n "$check" ]; then
 		[ -f "$LOGS/vm-kunit-mutant-$1.log" ]
@@ -193,5 +197,5 @@ echo "kunit-mutants: $killed killed, $survived survived, $broken did not $step, 
 	    "a survivor in a function the cases call names a rule no row pins: add a row"
 [ "$broken" -eq 0 ] ||
 	die "$broken mutant(s) did not $step (table above)" \
-	    "read build/logs/mutants/kunit-NAME.log; rebase the mutant or fix the build"
+	    "read build/logs/mutants/kunit-NAME.log; rebase the mutant or fix the build${check:+, and run scripts/mutants.sh --check again}"
 [ $killed -gt 0 ] || die "no mutant was run against the KUnit cases" "name mutants in reach (build/results/kunit-mutants-in-reach.txt)"

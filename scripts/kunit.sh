@@ -86,7 +86,7 @@ fixed_identity
 rc=0
 if [ "${1:-}" = --boot ]; then
 	name=${2:?usage: kunit.sh --boot NAME [BZIMAGE]}
-	image=${3:-$OBJ/$name/arch/x86/boot/bzImage}
+	image=${3:-}
 	case $name in upstream*) ktree=$SRC/upstream ;; *) ktree=$SRC/ambient ;; esac
 	vmlog=$LOGS/vm-kunit-$name.log
 	out=$BUILD/kunit/boot-$name
@@ -94,7 +94,12 @@ if [ "${1:-}" = --boot ]; then
 	json=$out.json result=$out.result cases=$out.cases
 	mkdir -p "$BUILD/kunit"
 	rm -f "$json" "$result" "$cases"	# nothing of an earlier run is read as this one's
-	[ -f "$image" ] || die "no kernel image ${image#"$TOP"/}" "run make kernel KERNEL=$name"
+	if [ -z "$image" ]; then	# a flavour: build what is stale
+		check_flavour "$name"
+		kernel_image "$name" || die "building $name failed (above)" "run make kernel KERNEL=$name"
+		image=$IMAGE
+	fi
+	[ -f "$image" ] || die "no kernel image ${image#"$TOP"/}" "name an existing bzImage"
 	[ -x "$ktree/tools/testing/kunit/kunit.py" ] || die "no kunit.py in ${ktree#"$TOP"/}" "run make tree"
 	initrd=$BUILD/payload/initramfs.cpio.gz
 	"$TOP/scripts/payload.sh" >"$LOGS/payload.log" 2>&1 ||	# what is stale
@@ -111,7 +116,7 @@ if [ "${1:-}" = --boot ]; then
 	if ! grep -q 'KTAP version' "$out.console"; then
 		grep -q '^@@ guest-ready' "$out.console" &&
 			die "${image#"$TOP"/} printed no KTAP: it was built without config/kunit.config" \
-			    "scripts/kernel.sh adds it where the tree has security/commoncap_test.c; run make kernel KERNEL=$name"
+			    "scripts/kernel.sh adds it only where the tree has security/commoncap_test.c (ambient, upstream; not stock or pre-ambient)"
 		# the guest stopped before KUnit printed anything: nothing ran
 		echo "0 0 0 0 0" >"$result"
 		: >"$cases"
@@ -120,7 +125,7 @@ if [ "${1:-}" = --boot ]; then
 	fi
 	python3 "$ktree/tools/testing/kunit/kunit.py" parse --json="$json" "$out.console" \
 		>"$log" 2>&1 || rc=$?
-	crash=$(crash_in "$log")
+	crash=$(crash_in "$vmlog")
 	[ -s "$json" ] && grep -q '"status"' "$json" ||
 		die_log "$log" "kunit.py parse has no result of any case in the boot of $name" \
 			"read the KTAP in ${vmlog#"$TOP"/}"

@@ -36,6 +36,8 @@ images=$BUILD/mutant-images
 export VM_TIMEOUT=${VM_TIMEOUT:-150}
 
 lock obj-mutant
+# Only this run's images: scripts/kunit-mutants.sh --check boots them.
+rm -rf "$images"
 mkdir -p "$mlogs" "$BUILD/results" "$images"
 
 # shellcheck disable=SC2086 # a list of names
@@ -59,11 +61,10 @@ else
 fi
 
 mutant_worktree
-# No console log, result or image of an earlier run is taken for this
-# run's (scripts/kunit-mutants.sh --check boots the images).
+# No console log or result of an earlier run is taken for this run's.
 for n in baseline "${names[@]}"; do
 	rm -f "$LOGS/vm-mutant-$n.log" "$BUILD/results/mutant-$n.tsv" \
-		"$BUILD/results/mutant-$n.status" "$images/$n.bzImage"
+		"$BUILD/results/mutant-$n.status"
 done
 
 # Every mutant must apply before any time is spent on builds.

@@ -36,6 +36,8 @@ command -v qemu-system-x86_64 >/dev/null ||
 
 bios=
 [ -f /usr/share/qemu/qboot.rom ] && bios="-bios /usr/share/qemu/qboot.rom"
+kunit=kunit.enable=0	# every boot but VM_MODE=kunit, the KVM probe's too
+[ "${VM_MODE:-}" != kunit ] || kunit=
 
 # qemu ACCEL SECONDS LOG CMDLINE...: boot once, console to LOG.
 qemu() {
@@ -45,7 +47,7 @@ qemu() {
 	timeout -k 5 "$secs" qemu-system-x86_64 -accel "$accel" $bios \
 		-m 512 -smp 1 -nographic -no-reboot -net none \
 		-kernel "$image" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic $*" \
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic $kunit $*" \
 		</dev/null >"$out" 2>&1
 }
 
@@ -76,9 +78,7 @@ accel=$(choose_accel)
 start=$(date +%s.%N)
 rc=0
 mode=${VM_MODE:-kselftest}
-kunit=kunit.enable=0
-[ "$mode" != kunit ] || kunit=
-qemu "$accel" "$timeout" "$log" "ambient.mode=$mode" $kunit ${VM_APPEND:-} || rc=$?
+qemu "$accel" "$timeout" "$log" "ambient.mode=$mode" ${VM_APPEND:-} || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
