@@ -9,9 +9,10 @@
 #                     7.2 as they run at boot of the flavour kernels, the
 #                     alternative design, the set-up logic
 #   check.sh --full   make check-full: also the debug kernel's suite, the
-#                     tinyconfig build and the KUnit cases through kunit.py
-#                     on ambient, stock and upstream (each a full build of
-#                     its own)
+#                     tinyconfig and allnoconfig kernels (make check
+#                     compiles the touched directories under allnoconfig)
+#                     and the KUnit cases through kunit.py on ambient,
+#                     stock and upstream (each a full build of its own)
 . "$(dirname "$0")/lib.sh"
 
 tier=${1:-}
@@ -239,7 +240,15 @@ check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$
 # Slow builds last.
 check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"
 check every-patch-builds "$TOP/scripts/bisect.sh"
-check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient
+# The series compiles with everything optional off: under allnoconfig,
+# what the configuration enables in the top-level directories of the C
+# files it touches (make check-full links the whole allnoconfig kernel).
+touched_dirs() {
+	git -C "$SRC/ambient" diff --name-only pre-ambient..ambient -- '*.c' |
+		grep -vE '^(tools|samples|Documentation)/' | cut -d/ -f1 | sort -u | sed 's|$|/|'
+}
+# shellcheck disable=SC2046 # one target per directory
+check ambient-allnoconfig-compiles env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient $(touched_dirs)
 # A third of the plausible bugs of tests/mutants/, planted one at a time,
 # must each fail the suite (make mutants runs all of them).
 check mutants-killed "$TOP/scripts/mutants.sh" --check
@@ -258,6 +267,7 @@ if [ "$tier" = --full ]; then
 	sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-ambient-debug.log"
 	check kselftest-ambient-debug-clean conforms ambient-debug
 	check ambient-tinyconfig-builds env KCONFIG=tinyconfig "$TOP/scripts/kernel.sh" ambient
+	check ambient-allnoconfig-builds env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient
 	# The KUnit cases as their maintainers run them: kunit.py run, with
 	# kunit/commoncap.kunitconfig; on stock, with the patch's code alone.
 	for k in ambient stock upstream; do
