@@ -243,10 +243,7 @@ check every-patch-builds "$TOP/scripts/bisect.sh"
 # The series compiles with everything optional off: under allnoconfig,
 # what the configuration enables in the top-level directories of the C
 # files it touches (make check-full links the whole allnoconfig kernel).
-touched_dirs() {
-	git -C "$SRC/ambient" diff --name-only pre-ambient..ambient -- '*.c' |
-		grep -vE '^(tools|samples|Documentation)/' | cut -d/ -f1 | sort -u | sed 's|$|/|'
-}
+touched_dirs() { touched_sources | cut -d/ -f1 | sort -u | sed 's|$|/|'; }
 # shellcheck disable=SC2046 # one target per directory
 check ambient-allnoconfig-compiles env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient $(touched_dirs)
 # A third of the plausible bugs of tests/mutants/, planted one at a time,

@@ -113,7 +113,8 @@ if [ -n "$check" ]; then
 fi
 
 # run_cases NAME LOG: the cases on the mutant NAME (or the unmutated tree,
-# "baseline") as the worktree holds it; their result in $res.
+# "baseline"): --check, its image; otherwise as the worktree holds it.
+# Their result in $res.
 export KUNIT_MUTANT_CALLER=1	# kunit.sh mutant: this script holds obj-mutant
 run_cases() {
 	local name=$1 out=$2
@@ -158,8 +159,8 @@ for n in "${names[@]}"; do
 		out=$((out + 1))
 		continue
 	fi
-	reset_tree
-	[ -n "$check" ] || git -C "$wt" apply "$MUTDIR/$n.patch"	# it applied in the scan above
+	# (--check boots the image mutants.sh built; the worktree is not used)
+	[ -n "$check" ] || { reset_tree && git -C "$wt" apply "$MUTDIR/$n.patch"; }	# it applied in the scan above
 	log=$LOGS/mutants/kunit-$n.log
 	run_cases "$n" "$log" || true
 	if [ ! -f "$res" ]; then

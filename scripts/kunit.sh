@@ -94,16 +94,17 @@ if [ "${1:-}" = --boot ]; then
 	json=$out.json result=$out.result cases=$out.cases
 	mkdir -p "$BUILD/kunit"
 	rm -f "$json" "$result" "$cases"	# nothing of an earlier run is read as this one's
+	initrd=$BUILD/payload/initramfs.cpio.gz
 	if [ -z "$image" ]; then	# a flavour: build what is stale
 		check_flavour "$name"
 		kernel_image "$name" || die "building $name failed (above)" "run make kernel KERNEL=$name"
 		image=$IMAGE
+		"$TOP/scripts/payload.sh" >"$LOGS/payload.log" 2>&1 ||
+			die_log "$LOGS/payload.log" "building the payload failed" "run make payload"
 	fi
 	[ -f "$image" ] || die "no kernel image ${image#"$TOP"/}" "name an existing bzImage"
+	[ -f "$initrd" ] || die "no test initramfs" "run make payload"
 	[ -x "$ktree/tools/testing/kunit/kunit.py" ] || die "no kunit.py in ${ktree#"$TOP"/}" "run make tree"
-	initrd=$BUILD/payload/initramfs.cpio.gz
-	"$TOP/scripts/payload.sh" >"$LOGS/payload.log" 2>&1 ||	# what is stale
-		die_log "$LOGS/payload.log" "building the payload failed" "run make payload"
 	rm -f "$vmlog"
 	# vm.sh fails when the guest stops early (a case that WARNs panics it,
 	# panic_on_warn=1): then fewer cases report, and the counts say so.

@@ -442,6 +442,13 @@ suite_names() {
 		}' | sort -u
 }
 
+# touched_sources: the kernel C files the series changes (pre-ambient to
+# ambient), one per line; tools, samples and documentation left out.
+touched_sources() {
+	git -C "$SRC/ambient" diff --name-only pre-ambient..ambient -- '*.c' |
+		{ grep -vE '^(tools|samples|Documentation)/' || true; }
+}
+
 # kunit_patch: the KUnit patch of series/ (its last), or stop.
 kunit_patch() {
 	local p

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v sparse >/dev/null || die "sparse is missing" "run make deps"
-objs=$(git -C "$SRC/ambient" diff --name-only pre-ambient..ambient -- '*.c' |
-	grep -vE '^(tools|samples|Documentation)/' | sed 's/\.c$/.o/' || true)
+objs=$(touched_sources | sed 's/\.c$/.o/')
 [ -n "$objs" ] || die "the series touches no kernel C file" "nothing to check"
 # A source that another one #includes (commoncap_test.c, built into
 # commoncap.o under its KUnit option) has no object of its own; its code
@@ -28,6 +27,7 @@ echo "objects: $(echo $objs)"
 warnings() {	# warnings FLAVOUR: normalised warning lines, sorted
 	local k=$1 log=$LOGS/sparse-$1.log
 	lock "obj-$k"
+	[ -f "$OBJ/$k/.config" ] || die "build/obj/$k is not configured" "run make kernel KERNEL=$k"
 	# shellcheck disable=SC2086
 	kmake "$SRC/$k" "$OBJ/$k" C=2 W=1 $objs >"$log" 2>&1 ||
 		die_log "$log" "building $objs with C=2 W=1 failed in $k"
