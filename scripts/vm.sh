@@ -10,6 +10,8 @@
 # kernel (config/kunit.config) run only with VM_MODE=kunit, before /init,
 # which then does nothing: kunit.enable=0 keeps them out of every other
 # boot, so that a WARN they trigger cannot stand in for the suite's verdict.
+# VM_QEMU adds QEMU options (scripts/bench.sh: -icount, which makes the
+# guest's clock count its instructions).
 #
 # Writes the console log to build/logs/vm-NAME.log and the per-test
 # results to build/results/NAME.tsv (RESULT<TAB>program<TAB>test, RESULT
@@ -46,7 +48,7 @@ qemu() {
 	# shellcheck disable=SC2086
 	timeout -k 5 "$secs" qemu-system-x86_64 -accel "$accel" $bios \
 		-m 512 -smp 1 -nographic -no-reboot -net none \
-		-kernel "$image" -initrd "$initrd" \
+		-kernel "$image" -initrd "$initrd" ${VM_QEMU:-} \
 		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic $kunit $*" \
 		</dev/null >"$out" 2>&1
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Micro-benchmarks of the paths the ambient capability set touches:
- * fork+execve+wait with an empty and with a five-capability ambient set,
- * prctl(PR_CAP_AMBIENT_IS_SET), capget+capset and setresuid round trips.
+ * fork+execve+wait of this static program, and of set-user-ID-root and
+ * file-capability copies of it (which must clear the ambient set), each
+ * with an empty and with a five-capability ambient set; prctl(PR_CAP_AMBIENT)
+ * IS_SET, LOWER+RAISE and CLEAR_ALL; capget+capset; setresuid round trips.
  *
  *   bench [BATCHES [BATCH_MS]]		(run as root; default 11 batches of 60 ms)
  *   bench --exit [MASK]			(what the exec benchmarks run)
@@ -29,8 +31,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <linux/securebits.h>
 
 #include "caps.h"
@@ -47,6 +52,10 @@ static const int amb_caps[] = {
 #define N_AMB_CAPS	((int)ARRAY_SIZE(amb_caps))
 
 static char self[4096];		/* this program, for the exec benchmarks */
+static char *exe;		/* what an exec benchmark runs */
+/* Copies of this program: set-user-ID root; with file capabilities. */
+#define SETUID_COPY	"/tmp/bench-setuid"
+#define FCAPS_COPY	"/tmp/bench-fcaps"
 static char mask_arg[32];	/* the effective set the exec child expects */
 static int have_ambient;
 static int raised;		/* caps in pA of this benchmark's process */
@@ -157,9 +166,83 @@ static int setup_root(void)
 	return setup_creds(0, 0, 0, 1);
 }
 
+static int setup_setuid(void)
+{
+	exe = SETUID_COPY;
+	return setup_user_pa0();
+}
+
+static int setup_setuid_pa5(void)
+{
+	exe = SETUID_COPY;
+	return setup_user_pa5();
+}
+
+static int setup_fcaps(void)
+{
+	exe = FCAPS_COPY;
+	return setup_user_pa0();
+}
+
+static int setup_fcaps_pa5(void)
+{
+	exe = FCAPS_COPY;
+	return setup_user_pa5();
+}
+
+/* The bounding set: what a set-user-ID-root exec makes effective. */
+static unsigned long long bset_mask(void)
+{
+	unsigned long long m = 0;
+	int c;
+
+	for (c = 0; c < 64 && prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1; c++)
+		m |= 1ULL << c;
+	return m;
+}
+
+/* Copy this program to PATH, owned by root, with MODE. */
+static int copy_self(const char *path, mode_t mode)
+{
+	char buf[65536];
+	int in, out = -1;
+	ssize_t n;
+
+	in = open(self, O_RDONLY);
+	if (in >= 0)
+		out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	if (in < 0 || out < 0)
+		return fail(path);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return fail(path);
+	close(in);
+	if (n < 0 || fchown(out, 0, 0) || fchmod(out, mode) || close(out))
+		return fail(path);
+	return 0;
+}
+
+/*
+ * The exec targets in /tmp (a tmpfs, which keeps security.* xattrs):
+ * set-user-ID root, and fP = CAP_NET_RAW with the effective bit.
+ */
+static int make_targets(void)
+{
+	struct vfs_cap_data fcaps = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+		.data = { { .permitted = 1U << CAP_NET_RAW } },
+	};
+
+	if (copy_self(SETUID_COPY, 04755) || copy_self(FCAPS_COPY, 0755))
+		return -1;
+	if (setxattr(FCAPS_COPY, "security.capability", &fcaps, sizeof(fcaps), 0))
+		return fail("setxattr security.capability");
+	return 0;
+}
+
 static int op_exec(void)
 {
-	char *argv[] = { self, "--exit", mask_arg[0] ? mask_arg : NULL, NULL };
+	char *argv[] = { exe, "--exit", mask_arg[0] ? mask_arg : NULL, NULL };
 	char *envp[] = { NULL };
 	int status;
 	pid_t pid;
@@ -168,7 +251,7 @@ static int op_exec(void)
 	if (pid < 0)
 		return fail("fork");
 	if (pid == 0) {
-		execve(self, argv, envp);
+		execve(exe, argv, envp);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -181,13 +264,21 @@ static int op_exec(void)
 }
 
 /*
- * Exec once with the effective set the child must see (pE' = pA for a
- * non-root exec without file capabilities), so the ambient path is
- * known to be taken; the timed execs do not check.
+ * Exec once with the effective set the child must see, so the path is
+ * known to be taken; the timed execs do not check. pE' is pA for a non-root
+ * exec without file capabilities, the bounding set for a set-user-ID-root
+ * one, fP for the file-capability one (whose fI is empty): the ambient set
+ * adds nothing to either of the last two.
  */
 static int op_exec_checked(void)
 {
-	snprintf(mask_arg, sizeof(mask_arg), "%llx", raised ? amb_mask() : 0ULL);
+	unsigned long long want = raised ? amb_mask() : 0ULL;
+
+	if (!strcmp(exe, SETUID_COPY))
+		want = bset_mask();
+	else if (!strcmp(exe, FCAPS_COPY))
+		want = 1ULL << CAP_NET_RAW;
+	snprintf(mask_arg, sizeof(mask_arg), "%llx", want);
 	if (op_exec())
 		return -1;
 	mask_arg[0] = '\0';
@@ -198,6 +289,23 @@ static int op_is_set(void)
 {
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_RAW, 0, 0) != 1)
 		return fail("PR_CAP_AMBIENT_IS_SET");
+	return 0;
+}
+
+/* Two commits of new credentials; pA is the same after as before. */
+static int op_lower_raise(void)
+{
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_NET_RAW, 0, 0) ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_RAW, 0, 0))
+		return fail("PR_CAP_AMBIENT_LOWER/RAISE");
+	return 0;
+}
+
+/* Empties pA the first time; then commits an unchanged empty set. */
+static int op_clear_all(void)
+{
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))
+		return fail("PR_CAP_AMBIENT_CLEAR_ALL");
 	return 0;
 }
 
@@ -239,16 +347,47 @@ struct bench {
 static const struct bench benches[] = {
 	{ "exec-pa0", setup_user_pa0, op_exec_checked, op_exec, 0 },
 	{ "exec-pa5", setup_user_pa5, op_exec_checked, op_exec, 1 },
+	{ "exec-setuid", setup_setuid, op_exec_checked, op_exec, 0 },
+	{ "exec-setuid-pa5", setup_setuid_pa5, op_exec_checked, op_exec, 1 },
+	{ "exec-fcaps", setup_fcaps, op_exec_checked, op_exec, 0 },
+	{ "exec-fcaps-pa5", setup_fcaps_pa5, op_exec_checked, op_exec, 1 },
 	{ "prctl-is-set", setup_user_pa5, NULL, op_is_set, 1 },
+	{ "prctl-lower-raise", setup_user_pa5, NULL, op_lower_raise, 1 },
+	{ "prctl-clear-all", setup_user_pa5, NULL, op_clear_all, 1 },
 	{ "capget-capset", setup_user_pa5, NULL, op_capget_capset, 0 },
 	{ "setresuid-user", setup_user_pair, NULL, op_setresuid_user, 0 },
 	{ "setresuid-root", setup_root, NULL, op_setresuid_root, 0 },
 };
 
+/*
+ * Wait for the next timer interrupt: spin on the clock until two readings
+ * lie more than TICK_GAP_NS apart (an interrupt ran between them), at most
+ * MAX_ALIGN_NS. Work the kernel defers to the tick (freeing credentials
+ * after an RCU grace period, above all) then falls at the same points of
+ * every batch, and a batch of the credential system calls costs the same
+ * each time instead of one tick's work more or less.
+ */
+#define TICK_GAP_NS	1000
+#define MAX_ALIGN_NS	50000000LL
+static void align_to_tick(void)
+{
+	long long start = now_ns(), prev = start, t;
+
+	for (;;) {
+		t = now_ns();
+		if (t - prev > TICK_GAP_NS || t - start > MAX_ALIGN_NS)
+			return;
+		prev = t;
+	}
+}
+
 static int run_batch(int (*op)(void), long iters, long long *ns)
 {
-	long long t0 = now_ns();
+	long long t0;
 	long i;
+
+	align_to_tick();
+	t0 = now_ns();
 
 	for (i = 0; i < iters; i++)
 		if (op())
@@ -385,6 +524,9 @@ int main(int argc, char **argv)
 	if (len < 0)
 		return fail("readlink /proc/self/exe"), 1;
 	self[len] = '\0';
+	exe = self;
+	if (make_targets())
+		return 1;
 
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_CHOWN, 0, 0) >= 0)
 		have_ambient = 1;
