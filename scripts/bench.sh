@@ -1,43 +1,74 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark the three kernels with tests/guest/bench.c: fork+execve+wait
-# with an empty and a five-capability ambient set, prctl(PR_CAP_AMBIENT)
-# IS_SET, capget+capset and setresuid round trips.
+# Benchmark the kernels with tests/guest/bench.c (bench/README.md lists its
+# benchmarks): fork+execve+wait of a plain, an ambient-capable, a
+# set-user-ID and a file-capability program; prctl(PR_CAP_AMBIENT) IS_SET,
+# LOWER+RAISE, CLEAR_ALL; capget+capset; setresuid round trips.
 #
-#   bench.sh            ROUNDS rounds (default 3); each boots every kernel once,
-#                       the order rotating, so that machine noise hits all alike
-#   SMOKE=1 bench.sh    one round of a few short batches: proves the benchmark
-#                       runs and reports, in seconds
+#   bench.sh            ROUNDS rounds (default 2); each boots every kernel
+#                       once, the order rotating: stock, pre-ambient, ambient
+#                       and the layout control (scripts/layout-kernel.sh)
+#   SMOKE=1 bench.sh    one round of a few short batches on the three 6.12
+#                       kernels: proves the benchmark runs and reports
 #
-# BATCHES and BATCH_MS override the guest's batches per benchmark and the
-# length of one batch. The guests get the host's TSC frequency on their
-# command line (TSC_KHZ overrides it): under TCG the guest's TSC runs at
-# the host's rate, and a guest that fails to calibrate it on a busy host
-# falls back to a jiffies clock that would quantise every batch. Writes to build/bench (build/bench/smoke for SMOKE=1):
-# table.txt (medians per benchmark and kernel, ratios with their spread),
-# results.json, bench.png and raw/ (the guest's lines, one file per boot).
+# CLOCK=icount (the default) counts guest instructions: QEMU runs with
+# -icount shift=0,sleep=off, so that the guest's clock advances one
+# nanosecond per instruction and every figure is instructions per
+# operation, independent of the host's load; norandmaps keeps the guest's
+# address-space layout, and hence its page-table work, the same from one
+# exec to the next. CLOCK=wall times the same benchmarks in nanoseconds of
+# the host's clock (under TCG, about +-20 % from one run to the next).
+# BATCHES and BATCH_MS override the batches per benchmark and the length of
+# one batch (under icount, 1 ms is 1,000,000 instructions); the guest
+# discards a calibration and one warm-up batch before them. An even number
+# of batches: capget+capset alternates between two costs 0.5 % apart from
+# one batch to the next, and an odd count lets the median flip between them.
+#
+# Writes to build/bench (build/bench/smoke for SMOKE=1): table.txt (per
+# benchmark and kernel: median, min, max and spread of the batches of all
+# rounds; the series' cost and the stock gap beside the layout floor; the
+# agreement of every median with the previous run's), results.json,
+# bench.png and raw/ (the guest's lines, one file per boot).
 #
 # The figures are reported, never compared with a threshold: the run fails
 # only when a guest fails or reports nothing.
 . "$(dirname "$0")/lib.sh"
 
 SMOKE=${SMOKE:-}
+CLOCK=${CLOCK:-icount}
+case $CLOCK in
+icount)
+	UNIT=instructions
+	VM_QEMU="-icount shift=0,sleep=off"
+	GUEST_APPEND=norandmaps
+	# ASLR=1: the guest's default, which bench/README.md uses to explain
+	# what a per-boot draw of the address-space layout costs
+	[ -z "${ASLR:-}" ] || GUEST_APPEND=
+	;;
+wall)
+	UNIT=ns
+	VM_QEMU=
+	GUEST_APPEND=
+	;;
+*) die "unknown CLOCK '$CLOCK'" "use CLOCK=icount (instructions) or CLOCK=wall (ns)" ;;
+esac
+export VM_QEMU
 if [ -n "$SMOKE" ]; then
 	ROUNDS=${ROUNDS:-1} BATCHES=${BATCHES:-3} BATCH_MS=${BATCH_MS:-10}
 	OUT=$BUILD/bench/smoke
 	TAG=bench-smoke
+	KERNELS=$FLAVOURS
 else
-	ROUNDS=${ROUNDS:-3} BATCHES=${BATCHES:-11} BATCH_MS=${BATCH_MS:-60}
+	ROUNDS=${ROUNDS:-2} BATCHES=${BATCHES:-10} BATCH_MS=${BATCH_MS:-100}
 	OUT=$BUILD/bench
 	TAG=bench
+	KERNELS="$FLAVOURS layout"
 fi
+[ "$CLOCK" = icount ] || OUT=$OUT/wall
+[ -z "${ASLR:-}" ] || OUT=$OUT/aslr
 PAYLOAD=${PAYLOAD:-$BUILD/payload}
 export PAYLOAD
 RAW=$OUT/raw
-
-# The pairs whose ratios are reported: the product against both others,
-# and upstream's own cost of the set for comparison.
-PAIRS="ambient/stock ambient/pre-ambient stock/pre-ambient"
 
 build() {
 	local k
@@ -45,13 +76,20 @@ build() {
 		"$TOP/scripts/kernel.sh" "$k" ||
 			die "building the $k kernel failed" "run make kernel KERNEL=$k and read its log"
 	done
+	case " $KERNELS " in
+	*" layout "*)
+		"$TOP/scripts/layout-kernel.sh" ||
+			die "building the layout control failed" "read build/logs/kernel-layout.log" ;;
+	esac
 	"$TOP/scripts/payload.sh" || die "building the initramfs failed" "run make payload"
 	command -v gnuplot >/dev/null || die "gnuplot is missing" "run make deps (package gnuplot-nox)"
 }
 
-# tsc_khz: the host's TSC frequency in kHz.
+# tsc_khz: the guest's TSC frequency in kHz: under icount 1 GHz (a tick
+# per instruction), otherwise the host's.
 tsc_khz() {
 	local khz=${TSC_KHZ:-}
+	[ "$CLOCK" = icount ] && khz=${khz:-1000000}
 	[ -n "$khz" ] ||
 		khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 	[ "${khz:-0}" -gt 0 ] 2>/dev/null ||
@@ -63,7 +101,7 @@ tsc_khz() {
 # order ROUND: the flavours rotated by ROUND - 1.
 order() {
 	local -a f
-	read -ra f <<<"$FLAVOURS"
+	read -ra f <<<"$KERNELS"
 	local i n=${#f[@]}
 	for ((i = 0; i < n; i++)); do
 		printf '%s ' "${f[((i + $1 - 1) % n)]}"
@@ -99,7 +137,7 @@ check_raw() {
 boot() {
 	local k=$1 r=$2 name=$TAG-$1-$2 log raw=$RAW/$1-$2.txt rc=0
 	log=$LOGS/vm-$name.log
-	VM_MODE=run VM_APPEND="tsc_early_khz=$KHZ tsc=reliable ambient.run=bench ambient.args=$BATCHES,$BATCH_MS" \
+	VM_MODE=run VM_APPEND="tsc_early_khz=$KHZ tsc=reliable $GUEST_APPEND ambient.run=bench ambient.args=$BATCHES,$BATCH_MS" \
 		"$TOP/scripts/vm.sh" "$name" "$OBJ/$k/arch/x86/boot/bzImage" \
 		"$PAYLOAD/initramfs.cpio.gz" >"$RAW/$1-$2.vm" 2>&1 || rc=$?
 	sed -n 's/^@@ bench //p' "$log" >"$raw" 2>/dev/null || : >"$raw"
@@ -128,7 +166,7 @@ run_rounds() {
 # samples: BENCH KERNEL ROUND NS-PER-OP, one line per batch.
 samples() {
 	local k r
-	for k in $FLAVOURS; do
+	for k in $KERNELS; do
 		for ((r = 1; r <= ROUNDS; r++)); do
 			awk -v k="$k" -v r="$r" -v OFS='\t' '$1 == "batches" {
 				b = $2; sub(/^name=/, "", b); v = $3; sub(/^ns=/, "", v)
@@ -173,100 +211,133 @@ stats() {
 # BENCH KERNEL pa=N|skip: one line per benchmark and kernel.
 meta() {
 	local k
-	for k in $FLAVOURS; do
+	for k in $KERNELS; do
 		awk -v k="$k" -v OFS='\t' '$1 == "start" {
 			sub(/^release=/, "", $2); sub(/^ambient=/, "", $3)
 			print k, $2, $3; exit
 		}' "$RAW/$k-1.txt"
 	done >"$OUT/kernels.tsv"
-	for k in $FLAVOURS; do
+	for k in $KERNELS; do
 		awk -v k="$k" -v OFS='\t' '
 			$1 == "result" { b = $2; sub(/^name=/, "", b); print b, k, $3 }
 			$1 == "skip" { b = $2; sub(/^name=/, "", b); print b, k, "skip" }
 		' "$RAW/$k-1.txt"
 	done >"$OUT/state.tsv"
-	awk -F'\t' '$3 == "no" && $1 != "pre-ambient" { bad = bad " " $1 }
+	awk -F'\t' '$3 == "no" && $1 != "pre-ambient" && $1 != "layout" { bad = bad " " $1 }
 		END { if (bad) { print "no prctl(PR_CAP_AMBIENT) on:" bad; exit 1 } }' \
 		"$OUT/kernels.tsv" >&2 ||
 		die "a kernel that must have the ambient set has none" \
 		    "run make kselftest KERNEL=ambient (or stock)"
 }
 
-# report: the table, results.json and the gnuplot data files, from one awk
-# over stats.tsv, rounds.tsv, state.tsv and kernels.tsv.
+# report: table.txt, results.json and the chart's data (diff.dat), from one
+# awk over stats.tsv, rounds.tsv, state.tsv, kernels.tsv and the previous
+# run's medians (medians.prev.tsv; this run's go to medians.tsv).
+#
+# The series' cost is ambient - pre-ambient, the stock gap stock - ambient,
+# the layout floor |layout - pre-ambient| (kernels that differ only in where
+# code lies); boot-to-boot is the widest range of one kernel's per-round
+# medians among those compared. A difference no larger than the floor and
+# the boot-to-boot range is "not measurable".
 report() {
-	awk -F'\t' -v flavours="$FLAVOURS" -v pairs="$PAIRS" -v out="$OUT" \
+	local settings="clock=$CLOCK batches=$BATCHES batch_ms=$BATCH_MS aslr=${ASLR:-0}"
+	touch "$OUT/medians.prev.tsv"
+	awk -F'\t' -v kernels="$KERNELS" -v out="$OUT" -v unit="$UNIT" -v clock="$CLOCK" \
 	    -v rounds="$ROUNDS" -v batches="$BATCHES" -v batch_ms="$BATCH_MS" \
-	    -v smoke="${SMOKE:+true}" -v accel="$(cut -d' ' -f1 "$BUILD/accel" 2>/dev/null)" '
+	    -v settings="$settings" -v smoke="${SMOKE:+true}" \
+	    -v accel="$(cut -d' ' -f1 "$BUILD/accel" 2>/dev/null)" '
+	function add(b) { if (!(b in seen)) { seen[b] = 1; names[++nb] = b } }
 	FILENAME ~ /stats.tsv$/ {
-		if (!($1 in seen)) { seen[$1] = 1; names[++nb] = $1 }
-		g = $1 SUBSEP $2; n[g] = $3; med[g] = $4; p25[g] = $5; p75[g] = $6
-		mn[g] = $7; mx[g] = $8; next
+		add($1); g = $1 SUBSEP $2
+		n[g] = $3; med[g] = $4; mn[g] = $7; mx[g] = $8; next
 	}
-	FILENAME ~ /rounds.tsv$/ { rm[$1, $2, $3] = $4; next }
-	FILENAME ~ /state.tsv$/ {
-		if (!($1 in seen)) { seen[$1] = 1; names[++nb] = $1 }
-		st[$1, $2] = $3; next
+	FILENAME ~ /rounds.tsv$/ {
+		g = $1 SUBSEP $2
+		rm[g, $3] = $4
+		if (!(g in rlo) || $4 < rlo[g]) rlo[g] = $4
+		if (!(g in rhi) || $4 > rhi[g]) rhi[g] = $4
+		next
 	}
+	FILENAME ~ /state.tsv$/ { add($1); st[$1, $2] = $3; next }
 	FILENAME ~ /kernels.tsv$/ { rel[$1] = $2; amb[$1] = $3; next }
+	FILENAME ~ /medians.prev.tsv$/ { if ($1 == settings) prev[$2, $3] = $4; next }
 	function has(b, k) { return (b SUBSEP k) in med }
-	function ratio(b, p,   a, c, r, lo, hi) {
-		split(p, a, "/")
-		if (!has(b, a[1]) || !has(b, a[2])) return 0
-		R[b, p] = med[b, a[1]] / med[b, a[2]]
-		RLO[b, p] = p25[b, a[1]] / p75[b, a[2]]
-		RHI[b, p] = p75[b, a[1]] / p25[b, a[2]]
-		lo = ""; hi = ""
-		for (r = 1; r <= rounds; r++) {
-			if (!((b, a[1], r) in rm) || !((b, a[2], r) in rm)) continue
-			c = rm[b, a[1], r] / rm[b, a[2], r]
-			if (lo == "" || c < lo) lo = c
-			if (hi == "" || c > hi) hi = c
-		}
-		RRLO[b, p] = lo; RRHI[b, p] = hi
-		return 1
+	function pct(x, base) { return base ? 100 * x / base : 0 }
+	function bootrange(b, k) { return rhi[b, k] - rlo[b, k] }
+	function fmt(x) { return sprintf(x >= 10000 ? "%.0f" : "%.1f", x) }
+	# diff B A C: median(A) - median(C) for benchmark B, "" if either lacks it
+	function diff(b, x, y) { return has(b, x) && has(b, y) ? med[b, x] - med[b, y] : "" }
+	function floor_of(b,   d) { d = diff(b, "layout", "pre-ambient"); return d == "" ? "" : (d < 0 ? -d : d) }
+	function noise(b, x, y,   u, v) {
+		u = bootrange(b, x); v = bootrange(b, y); return u > v ? u : v
 	}
-	function unit(b) { return med[b, K[1]] >= 100000 ? "us" : "ns" }
-	function scale(b) { return unit(b) == "us" ? 1000 : 1 }
-	function cell(b, k,   s) {
-		if (!has(b, k)) return sprintf("%-24s", "skipped")
-		s = scale(b)
-		return sprintf("%-24s", sprintf("%.1f [%.1f-%.1f]", med[b, k] / s,
-			p25[b, k] / s, p75[b, k] / s))
+	# verdict B A C: the difference A - C, or "not measurable" beside the floor
+	function verdict(b, x, y,   d, f, t, s) {
+		d = diff(b, x, y)
+		if (d == "") return "-"
+		f = floor_of(b); t = noise(b, x, y)
+		if (f != "" && f > t) t = f
+		s = sprintf("%+.1f (%+.3f %%)", d, pct(d, med[b, y]))
+		if ((d < 0 ? -d : d) <= t)
+			return "not measurable: " s
+		return s (f == "" ? ", no floor" : "")
 	}
-	function rcell(b, p) {
-		if (!((b SUBSEP p) in R)) return sprintf("%-20s", "-")
-		return sprintf("%-20s", sprintf("%.3f [%.2f-%.2f]", R[b, p], RLO[b, p], RHI[b, p]))
-	}
-	function jnum(x) { return x == "" ? "null" : sprintf("%.4g", x) }
 	END {
-		nk = split(flavours, K, " "); np = split(pairs, P, " ")
-		for (i = 1; i <= nb; i++) for (j = 1; j <= np; j++) ratio(names[i], P[j])
-
-		# the table
+		nk = split(kernels, K, " ")
 		tab = out "/table.txt"
-		printf "median per batch [p25-p75], %d round(s) x %d batches of ~%d ms per kernel (%s)\n", \
-			rounds, batches, batch_ms, accel > tab
-		printf "%-15s %-4s", "benchmark", "unit" > tab
-		for (j = 1; j <= nk; j++) printf " %-24s", K[j] > tab
-		for (j = 1; j <= np; j++) printf " %-20s", P[j] > tab
-		printf "\n" > tab
+		if (clock == "icount")
+			printf "%s per operation, QEMU TCG -icount shift=0,sleep=off (the guest clock counts instructions)\n", unit > tab
+		else
+			printf "WALL CLOCK: ns per operation, QEMU %s (under TCG about +-20 %% between runs)\n", accel > tab
+		printf "%d round(s) (boots) x %d batches of %d %s per kernel; per benchmark a calibration and a warm-up batch are discarded\n", \
+			rounds, batches, batch_ms, (clock == "icount" ? "M instructions" : "ms") > tab
+		printf "median, min, max and spread ((max - min) / median) of all batches; boots: the range of the\n" > tab
+		printf "per-boot medians / median; prev: the median'\''s change since the previous run\n\n" > tab
+		printf "%-18s %-12s %-4s %12s %12s %12s %9s %9s %10s\n", "benchmark", "kernel", "pA", "median", "min", "max", "spread", "boots", "prev" > tab
 		for (i = 1; i <= nb; i++) {
 			b = names[i]
-			printf "%-15s %-4s", b, unit(b) > tab
-			for (j = 1; j <= nk; j++) printf " %s", cell(b, K[j]) > tab
-			for (j = 1; j <= np; j++) printf " %s", rcell(b, P[j]) > tab
-			printf "\n" > tab
+			for (j = 1; j <= nk; j++) {
+				k = K[j]
+				if (!has(b, k)) {
+					printf "%-18s %-12s %-4s %12s\n", b, k, "-", "skipped" > tab
+					continue
+				}
+				pa = st[b, k]; sub(/^pa=/, "", pa)
+				pv = ((b SUBSEP k) in prev) ? sprintf("%+.3f %%", pct(med[b, k] - prev[b, k], prev[b, k])) : "-"
+				if ((b SUBSEP k) in prev) {
+					c = pct(med[b, k] - prev[b, k], prev[b, k]); if (c < 0) c = -c
+					if (c >= worst) { worst = c; worstat = b " on " k }
+					compared++
+				}
+				printf "%-18s %-12s %-4s %12s %12s %12s %7.3f %% %7.3f %% %10s\n", b, k, pa, fmt(med[b, k]), \
+					fmt(mn[b, k]), fmt(mx[b, k]), pct(mx[b, k] - mn[b, k], med[b, k]), \
+					pct(bootrange(b, k), med[b, k]), pv > tab
+				printf "%s\t%s\t%s\t%s\n", settings, b, k, med[b, k] > (out "/medians.tsv")
+			}
 		}
-		printf "ratios: ratio of medians [p25(A)/p75(B) - p75(A)/p25(B)]\n" > tab
+		printf "\n%-18s %-40s %-40s %-22s\n", "benchmark", "series: ambient - pre-ambient", \
+			"stock gap: stock - ambient", "floor |layout - pre|" > tab
+		for (i = 1; i <= nb; i++) {
+			b = names[i]; f = floor_of(b)
+			printf "%-18s %-40s %-40s %-22s\n", b, verdict(b, "ambient", "pre-ambient"), \
+				verdict(b, "stock", "ambient"), \
+				(f == "" ? "-" : sprintf("%.1f (%.3f %%)", f, pct(f, med[b, "pre-ambient"]))) > tab
+		}
+		printf "\nnot measurable: no larger than the layout floor and the boot-to-boot range of the medians;\n" > tab
+		printf "no floor: pre-ambient (and so the layout control) cannot run the benchmark\n" > tab
+		printf "where stock and ambient differ, and why: bench/README.md, \"The stock gap\"\n" > tab
+		if (compared)
+			printf "previous run (same settings): largest change of a median %.3f %% (%s), %d medians compared\n", \
+				worst, worstat, compared > tab
+		else
+			printf "previous run: none with the same settings\n" > tab
 		for (j = 1; j <= nk; j++)
 			printf "%s: %s, prctl(PR_CAP_AMBIENT) %s\n", K[j], rel[K[j]], \
 				(amb[K[j]] == "yes" ? "present" : "EINVAL (ambient benchmarks skipped)") > tab
 
-		# results.json
 		js = out "/results.json"
-		printf "{\"settings\":{\"rounds\":%d,\"batches\":%d,\"batch_ms\":%d,\"smoke\":%s,\"accel\":\"%s\",\"unit\":\"ns/op\"},\n", \
-			rounds, batches, batch_ms, (smoke ? "true" : "false"), accel > js
+		printf "{\"settings\":{\"clock\":\"%s\",\"unit\":\"%s per op\",\"rounds\":%d,\"batches\":%d,\"batch_ms\":%d,\"smoke\":%s,\"accel\":\"%s\"},\n", \
+			clock, unit, rounds, batches, batch_ms, (smoke ? "true" : "false"), accel > js
 		printf "\"kernels\":{" > js
 		for (j = 1; j <= nk; j++)
 			printf "%s\"%s\":{\"release\":\"%s\",\"ambient\":%s}", (j > 1 ? "," : ""), \
@@ -279,81 +350,60 @@ report() {
 				k = K[j]
 				printf "%s\"%s\":", (j > 1 ? "," : ""), k > js
 				if (!has(b, k)) { printf "{\"skipped\":true}" > js; continue }
-				printf "{\"state\":\"%s\",\"batches\":%d,\"median\":%s,\"p25\":%s,\"p75\":%s,\"min\":%s,\"max\":%s,\"round_medians\":[", \
-					st[b, k], n[b, k], jnum(med[b, k]), jnum(p25[b, k]), jnum(p75[b, k]), \
-					jnum(mn[b, k]), jnum(mx[b, k]) > js
+				printf "{\"state\":\"%s\",\"batches\":%d,\"median\":%.1f,\"min\":%.1f,\"max\":%.1f,\"spread_pct\":%.4f,\"previous_median\":%s,\"round_medians\":[", \
+					st[b, k], n[b, k], med[b, k], mn[b, k], mx[b, k], \
+					pct(mx[b, k] - mn[b, k], med[b, k]), \
+					(((b SUBSEP k) in prev) ? prev[b, k] : "null") > js
 				for (r = 1; r <= rounds; r++)
-					printf "%s%s", (r > 1 ? "," : ""), jnum(rm[b, k, r]) > js
+					printf "%s%s", (r > 1 ? "," : ""), (((b, k, r) in rm) ? rm[b, k, r] : "null") > js
 				printf "]}" > js
 			}
-			printf ",\"ratios\":{" > js
-			c = 0
-			for (j = 1; j <= np; j++) {
-				p = P[j]
-				if (!((b SUBSEP p) in R)) continue
-				printf "%s\"%s\":{\"median\":%s,\"iqr_lo\":%s,\"iqr_hi\":%s,\"round_min\":%s,\"round_max\":%s}", \
-					(c++ ? "," : ""), p, jnum(R[b, p]), jnum(RLO[b, p]), jnum(RHI[b, p]), \
-					jnum(RRLO[b, p]), jnum(RRHI[b, p]) > js
-			}
-			printf "}}" > js
+			f = floor_of(b)
+			printf ",\"series_cost\":%s,\"stock_gap\":%s,\"layout_floor\":%s,\"series_verdict\":\"%s\",\"stock_gap_verdict\":\"%s\"}", \
+				(diff(b, "ambient", "pre-ambient") == "" ? "null" : diff(b, "ambient", "pre-ambient")), \
+				(diff(b, "stock", "ambient") == "" ? "null" : diff(b, "stock", "ambient")), \
+				(f == "" ? "null" : f), verdict(b, "ambient", "pre-ambient"), \
+				verdict(b, "stock", "ambient") > js
 		}
 		printf "\n}}\n" > js
 
-		# gnuplot data: absolute (us), ratios; "?" where skipped
-		abs = out "/abs.dat"; rat = out "/ratios.dat"
+		# the chart: each kernel against pre-ambient, in per cent
+		dat = out "/diff.dat"
 		for (i = 1; i <= nb; i++) {
 			b = names[i]
-			printf "%s", b > abs
+			printf "%s", b > dat
 			for (j = 1; j <= nk; j++)
-				if (has(b, K[j]))
-					printf " %g %g %g", med[b, K[j]] / 1000, p25[b, K[j]] / 1000, \
-						p75[b, K[j]] / 1000 > abs
-				else
-					printf " ? ? ?" > abs
-			printf "\n" > abs
-			printf "%s", b > rat
-			for (j = 1; j <= np; j++)
-				if ((b SUBSEP P[j]) in R)
-					printf " %g %g %g", R[b, P[j]], RLO[b, P[j]], RHI[b, P[j]] > rat
-				else
-					printf " ? ? ?" > rat
-			printf "\n" > rat
+				if (K[j] != "pre-ambient")
+					printf " %s", (diff(b, K[j], "pre-ambient") == "" ? "?" : \
+						pct(diff(b, K[j], "pre-ambient"), med[b, "pre-ambient"])) > dat
+			printf "\n" > dat
 		}
-	}' "$OUT/state.tsv" "$OUT/stats.tsv" "$OUT/rounds.tsv" "$OUT/kernels.tsv"
+	}' "$OUT/state.tsv" "$OUT/stats.tsv" "$OUT/rounds.tsv" "$OUT/kernels.tsv" "$OUT/medians.prev.tsv"
 	jq -e . "$OUT/results.json" >/dev/null ||
 		die "results.json is not valid JSON" "read $OUT/results.json"
 }
 
-# chart: bench.png, medians with p25-p75 bars (log scale) above, ratios below.
+# chart: bench.png, each kernel's median against pre-ambient's, in per cent.
 chart() {
-	local -a k p
-	read -ra k <<<"$FLAVOURS"
-	read -ra p <<<"$PAIRS"
+	local k col=2 plot=
+	for k in $KERNELS; do
+		[ "$k" = pre-ambient ] && continue
+		plot="$plot${plot:+, }\"$OUT/diff.dat\" using $col:xtic(1) title \"$k\""
+		col=$((col + 1))
+	done
 	gnuplot >"$OUT/gnuplot.log" 2>&1 <<-EOF || die "gnuplot failed" "read $OUT/gnuplot.log"
-		set terminal pngcairo noenhanced size 1100,900 font ",10"
+		set terminal pngcairo noenhanced size 1100,600 font ",10"
 		set output "$OUT/bench.png"
 		set datafile missing "?"
 		set style data histograms
-		set style histogram errorbars gap 1 lw 1
+		set style histogram clustered gap 1
 		set style fill solid 0.7 border -1
 		set key outside top center horizontal
 		set grid ytics
-		set multiplot layout 2,1 title "ambient capability set: $ROUNDS round(s) x $BATCHES batches of about $BATCH_MS ms per kernel, QEMU $(cut -d' ' -f1 "$BUILD/accel")"
-		set title "median cost per operation, bars p25-p75 (skipped: kernel without the ambient set)"
-		set logscale y
-		set ylabel "microseconds per operation (log)"
-		plot "$OUT/abs.dat" using 2:3:4:xtic(1) title "${k[0]}", \
-		     "" using 5:6:7 title "${k[1]}", \
-		     "" using 8:9:10 title "${k[2]}"
-		unset logscale y
-		set title "ratios of medians, bars p25(A)/p75(B) - p75(A)/p25(B)"
-		set ylabel "ratio"
-		set yrange [0:*]
-		plot "$OUT/ratios.dat" using 2:3:4:xtic(1) title "${p[0]}", \
-		     "" using 5:6:7 title "${p[1]}", \
-		     "" using 8:9:10 title "${p[2]}", \
-		     1 notitle with lines lc rgb "black" dt 2
-		unset multiplot
+		set xtics rotate by -30
+		set title "median $UNIT per operation against pre-ambient's (layout: the floor), $ROUNDS round(s) x $BATCHES batches, $CLOCK"
+		set ylabel "difference from pre-ambient, %"
+		plot $plot, 0 notitle with lines lc rgb "black"
 	EOF
 	[ -s "$OUT/bench.png" ] || die "gnuplot wrote no chart" "read $OUT/gnuplot.log"
 }
@@ -365,8 +415,10 @@ main() {
 	mkdir -p "$OUT"
 	build
 	KHZ=$(tsc_khz)
-	rm -f "$OUT"/{table.txt,results.json,bench.png,stats.tsv,rounds.tsv,state.tsv,kernels.tsv}
-	msg "$ROUNDS round(s) of $FLAVOURS, $BATCHES batches of ~$BATCH_MS ms per benchmark"
+	rm -f "$OUT"/{table.txt,results.json,bench.png,stats.tsv,rounds.tsv,state.tsv,kernels.tsv,diff.dat}
+	# the previous run's medians, to print how far this run's are from them
+	if [ -f "$OUT/medians.tsv" ]; then mv "$OUT/medians.tsv" "$OUT/medians.prev.tsv"; fi
+	msg "$ROUNDS round(s) of $KERNELS ($CLOCK), $BATCHES batches of $BATCH_MS ms per benchmark"
 	run_rounds
 	stats
 	meta
