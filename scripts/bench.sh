@@ -43,7 +43,9 @@ icount)
 	GUEST_APPEND=norandmaps
 	# ASLR=1: the guest's default, which bench/README.md uses to explain
 	# what a per-boot draw of the address-space layout costs
-	[ -z "${ASLR:-}" ] || GUEST_APPEND=
+	[ "${ASLR:-0}" != 1 ] || GUEST_APPEND=
+	# icount needs TCG: no KVM probe, whatever build/accel says
+	export ACCEL=tcg
 	;;
 wall)
 	UNIT=ns
@@ -65,7 +67,7 @@ else
 	KERNELS="$FLAVOURS layout"
 fi
 [ "$CLOCK" = icount ] || OUT=$OUT/wall
-[ -z "${ASLR:-}" ] || OUT=$OUT/aslr
+[ "${ASLR:-0}" != 1 ] || OUT=$OUT/aslr
 PAYLOAD=${PAYLOAD:-$BUILD/payload}
 export PAYLOAD
 RAW=$OUT/raw
@@ -186,7 +188,8 @@ quantiles() {
 			return i + 1 >= n ? v[n - 1] : v[i] + (pos - i) * (v[i + 1] - v[i])
 		}
 		function flush() {
-			if (n) print key, n, q(0.5), q(0.25), q(0.75), v[0], v[n - 1]
+			if (n) printf "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", key, n, \
+				q(0.5), q(0.25), q(0.75), v[0], v[n - 1]
 			n = 0
 		}
 		{
@@ -212,9 +215,10 @@ stats() {
 meta() {
 	local k
 	for k in $KERNELS; do
-		awk -v k="$k" -v OFS='\t' '$1 == "start" {
+		awk -v k="$k" -v img="$(sha1sum <"$OBJ/$k/arch/x86/boot/bzImage" | cut -c1-12)" \
+		    -v OFS='\t' '$1 == "start" {
 			sub(/^release=/, "", $2); sub(/^ambient=/, "", $3)
-			print k, $2, $3; exit
+			print k, $2, $3, img; exit
 		}' "$RAW/$k-1.txt"
 	done >"$OUT/kernels.tsv"
 	for k in $KERNELS; do
@@ -259,8 +263,9 @@ report() {
 		next
 	}
 	FILENAME ~ /state.tsv$/ { add($1); st[$1, $2] = $3; next }
-	FILENAME ~ /kernels.tsv$/ { rel[$1] = $2; amb[$1] = $3; next }
-	FILENAME ~ /medians.prev.tsv$/ { if ($1 == settings) prev[$2, $3] = $4; next }
+	FILENAME ~ /kernels.tsv$/ { rel[$1] = $2; amb[$1] = $3; img[$1] = $4; next }
+	# the previous run of the same settings on the same kernel images
+	FILENAME ~ /medians.prev.tsv$/ { if ($1 == settings && $4 == img[$3]) prev[$2, $3] = $5; next }
 	function has(b, k) { return (b SUBSEP k) in med }
 	function pct(x, base) { return base ? 100 * x / base : 0 }
 	function bootrange(b, k) { return rhi[b, k] - rlo[b, k] }
@@ -278,9 +283,10 @@ report() {
 		f = floor_of(b); t = noise(b, x, y)
 		if (f != "" && f > t) t = f
 		s = sprintf("%+.1f (%+.3f %%)", d, pct(d, med[b, y]))
+		if (f == "") s = s ", no floor"
 		if ((d < 0 ? -d : d) <= t)
 			return "not measurable: " s
-		return s (f == "" ? ", no floor" : "")
+		return s
 	}
 	END {
 		nk = split(kernels, K, " ")
@@ -312,7 +318,7 @@ report() {
 				printf "%-18s %-12s %-4s %12s %12s %12s %7.3f %% %7.3f %% %10s\n", b, k, pa, fmt(med[b, k]), \
 					fmt(mn[b, k]), fmt(mx[b, k]), pct(mx[b, k] - mn[b, k], med[b, k]), \
 					pct(bootrange(b, k), med[b, k]), pv > tab
-				printf "%s\t%s\t%s\t%s\n", settings, b, k, med[b, k] > (out "/medians.tsv")
+				printf "%s\t%s\t%s\t%s\t%s\n", settings, b, k, img[k], med[b, k] > (out "/medians.tsv")
 			}
 		}
 		printf "\n%-18s %-40s %-40s %-22s\n", "benchmark", "series: ambient - pre-ambient", \
@@ -323,14 +329,15 @@ report() {
 				verdict(b, "stock", "ambient"), \
 				(f == "" ? "-" : sprintf("%.1f (%.3f %%)", f, pct(f, med[b, "pre-ambient"]))) > tab
 		}
-		printf "\nnot measurable: no larger than the layout floor and the boot-to-boot range of the medians;\n" > tab
-		printf "no floor: pre-ambient (and so the layout control) cannot run the benchmark\n" > tab
+		printf "\nnot measurable: no larger than the larger of the layout floor and the boot-to-boot range\n" > tab
+		printf "of the medians; no floor: no layout control in this run, or pre-ambient (and so the\n" > tab
+		printf "control) cannot run the benchmark: then the boot-to-boot range alone is the threshold\n" > tab
 		printf "where stock and ambient differ, and why: bench/README.md, \"The stock gap\"\n" > tab
 		if (compared)
-			printf "previous run (same settings): largest change of a median %.3f %% (%s), %d medians compared\n", \
+			printf "previous run (same settings and kernel images): largest change of a median %.3f %% (%s), %d medians compared\n", \
 				worst, worstat, compared > tab
 		else
-			printf "previous run: none with the same settings\n" > tab
+			printf "previous run: none with the same settings and kernel images\n" > tab
 		for (j = 1; j <= nk; j++)
 			printf "%s: %s, prctl(PR_CAP_AMBIENT) %s\n", K[j], rel[K[j]], \
 				(amb[K[j]] == "yes" ? "present" : "EINVAL (ambient benchmarks skipped)") > tab

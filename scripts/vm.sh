@@ -41,14 +41,16 @@ bios=
 kunit=kunit.enable=0	# every boot but VM_MODE=kunit, the KVM probe's too
 [ "${VM_MODE:-}" != kunit ] || kunit=
 
-# qemu ACCEL SECONDS LOG CMDLINE...: boot once, console to LOG.
+# qemu ACCEL SECONDS LOG CMDLINE...: boot once, console to LOG; VM_QEMU
+# only with the accelerator chosen (the KVM probe runs without it).
 qemu() {
-	local accel=$1 secs=$2 out=$3
+	local accel=$1 secs=$2 out=$3 extra=
 	shift 3
+	[ "$out" = "$log" ] && extra=${VM_QEMU:-}
 	# shellcheck disable=SC2086
 	timeout -k 5 "$secs" qemu-system-x86_64 -accel "$accel" $bios \
 		-m 512 -smp 1 -nographic -no-reboot -net none \
-		-kernel "$image" -initrd "$initrd" ${VM_QEMU:-} \
+		-kernel "$image" -initrd "$initrd" $extra \
 		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic $kunit $*" \
 		</dev/null >"$out" 2>&1
 }

@@ -7,12 +7,13 @@
  * IS_SET, LOWER+RAISE and CLEAR_ALL; capget+capset; setresuid round trips.
  *
  *   bench [BATCHES [BATCH_MS]]		(run as root; default 11 batches of 60 ms)
- *   bench --exit [MASK]			(what the exec benchmarks run)
+ *   bench --exit [PE PA]		(what the exec benchmarks run)
  *
  * Each benchmark runs in its own child with the credentials it needs. It
  * is calibrated so that one batch takes about BATCH_MS, warmed up with one
  * discarded batch, then timed over BATCHES batches. Output, one set of
- * lines per benchmark, values in ns per operation:
+ * lines per benchmark, values in ns of the guest's CLOCK_MONOTONIC per
+ * operation (under QEMU -icount shift=0, instructions):
  *
  *   @@ bench result name=NAME pa=N iters=I batches=B median=V p25=V p75=V min=V max=V
  *   @@ bench batches name=NAME ns=V,V,...
@@ -56,7 +57,7 @@ static char *exe;		/* what an exec benchmark runs */
 /* Copies of this program: set-user-ID root; with file capabilities. */
 #define SETUID_COPY	"/tmp/bench-setuid"
 #define FCAPS_COPY	"/tmp/bench-fcaps"
-static char mask_arg[32];	/* the effective set the exec child expects */
+static char pe_arg[32], pa_arg[32];	/* pE and pA the exec child expects */
 static int have_ambient;
 static int raised;		/* caps in pA of this benchmark's process */
 
@@ -99,16 +100,30 @@ static int fail(const char *what)
 	return -1;
 }
 
-/* "bench --exit [MASK]": exit at once, or check the effective set first. */
+/* pA as a mask of the five capabilities (empty without PR_CAP_AMBIENT). */
+static unsigned long long amb_now(void)
+{
+	unsigned long long m = 0;
+	int i;
+
+	for (i = 0; i < N_AMB_CAPS; i++)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, amb_caps[i], 0, 0) == 1)
+			m |= 1ULL << amb_caps[i];
+	return m;
+}
+
+/* "bench --exit [PE PA]": exit at once, or check pE and pA (hex) first. */
 static int exit_child(int argc, char **argv)
 {
 	struct caps c;
 
-	if (argc < 3)
+	if (argc < 4)
 		return 0;
 	if (caps_get(&c))
 		return 2;
-	return c.effective == strtoull(argv[2], NULL, 16) ? 0 : 3;
+	if (c.effective != strtoull(argv[2], NULL, 16))
+		return 3;
+	return amb_now() == strtoull(argv[3], NULL, 16) ? 0 : 4;
 }
 
 /*
@@ -158,12 +173,12 @@ static int setup_user_pa5(void)
 
 static int setup_user_pair(void)
 {
-	return setup_creds(UID_A, UID_A, UID_B, 1);
+	return setup_creds(UID_A, UID_A, UID_B, 0);
 }
 
 static int setup_root(void)
 {
-	return setup_creds(0, 0, 0, 1);
+	return setup_creds(0, 0, 0, 0);
 }
 
 static int setup_setuid(void)
@@ -205,26 +220,34 @@ static unsigned long long bset_mask(void)
 static int copy_self(const char *path, mode_t mode)
 {
 	char buf[65536];
-	int in, out = -1;
+	int in, out = -1, ret = -1;
 	ssize_t n;
 
 	in = open(self, O_RDONLY);
 	if (in >= 0)
 		out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
 	if (in < 0 || out < 0)
-		return fail(path);
+		goto done;
+	errno = EIO;	/* for a short write */
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, n) != n)
-			return fail(path);
-	close(in);
-	if (n < 0 || fchown(out, 0, 0) || fchmod(out, mode) || close(out))
-		return fail(path);
-	return 0;
+			goto done;
+	if (n == 0 && !fchown(out, 0, 0) && !fchmod(out, mode))
+		ret = 0;
+done:
+	if (ret)
+		fail(path);
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) && !ret)
+		ret = fail(path);
+	return ret;
 }
 
 /*
  * The exec targets in /tmp (a tmpfs, which keeps security.* xattrs):
- * set-user-ID root, and fP = CAP_NET_RAW with the effective bit.
+ * set-user-ID root, and fP = CAP_NET_RAW with the effective bit (the
+ * xattr's fields are little-endian: x86 only, as the guests are).
  */
 static int make_targets(void)
 {
@@ -242,7 +265,7 @@ static int make_targets(void)
 
 static int op_exec(void)
 {
-	char *argv[] = { exe, "--exit", mask_arg[0] ? mask_arg : NULL, NULL };
+	char *argv[] = { exe, "--exit", pe_arg[0] ? pe_arg : NULL, pa_arg, NULL };
 	char *envp[] = { NULL };
 	int status;
 	pid_t pid;
@@ -264,24 +287,28 @@ static int op_exec(void)
 }
 
 /*
- * Exec once with the effective set the child must see, so the path is
- * known to be taken; the timed execs do not check. pE' is pA for a non-root
- * exec without file capabilities, the bounding set for a set-user-ID-root
- * one, fP for the file-capability one (whose fI is empty): the ambient set
- * adds nothing to either of the last two.
+ * Exec once with the pE' and pA' the child must see, so the path is known
+ * to be taken; the timed execs do not check. A non-root exec without file
+ * capabilities keeps pA' = pA and gets pE' = pA'. A set-user-ID-root exec
+ * gets pE' = the bounding set, a file-capability one pE' = fP (its fI is
+ * empty); both clear pA'.
  */
 static int op_exec_checked(void)
 {
-	unsigned long long want = raised ? amb_mask() : 0ULL;
+	unsigned long long pe = raised ? amb_mask() : 0ULL, pa = pe;
 
-	if (!strcmp(exe, SETUID_COPY))
-		want = bset_mask();
-	else if (!strcmp(exe, FCAPS_COPY))
-		want = 1ULL << CAP_NET_RAW;
-	snprintf(mask_arg, sizeof(mask_arg), "%llx", want);
+	if (!strcmp(exe, SETUID_COPY)) {
+		pe = bset_mask();
+		pa = 0;
+	} else if (!strcmp(exe, FCAPS_COPY)) {
+		pe = 1ULL << CAP_NET_RAW;
+		pa = 0;
+	}
+	snprintf(pe_arg, sizeof(pe_arg), "%llx", pe);
+	snprintf(pa_arg, sizeof(pa_arg), "%llx", pa);
 	if (op_exec())
 		return -1;
-	mask_arg[0] = '\0';
+	pe_arg[0] = '\0';
 	return 0;
 }
 
@@ -354,7 +381,7 @@ static const struct bench benches[] = {
 	{ "prctl-is-set", setup_user_pa5, NULL, op_is_set, 1 },
 	{ "prctl-lower-raise", setup_user_pa5, NULL, op_lower_raise, 1 },
 	{ "prctl-clear-all", setup_user_pa5, NULL, op_clear_all, 1 },
-	{ "capget-capset", setup_user_pa5, NULL, op_capget_capset, 0 },
+	{ "capget-capset", setup_user_pa0, NULL, op_capget_capset, 0 },
 	{ "setresuid-user", setup_user_pair, NULL, op_setresuid_user, 0 },
 	{ "setresuid-root", setup_root, NULL, op_setresuid_root, 0 },
 };
