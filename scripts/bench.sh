@@ -20,9 +20,7 @@
 # the host's clock (under TCG, about +-20 % from one run to the next).
 # BATCHES and BATCH_MS override the batches per benchmark and the length of
 # one batch (under icount, 1 ms is 1,000,000 instructions); the guest
-# discards a calibration and one warm-up batch before them. An even number
-# of batches: capget+capset alternates between two costs 0.5 % apart from
-# one batch to the next, and an odd count lets the median flip between them.
+# discards a calibration and one warm-up batch before them.
 #
 # Writes to build/bench (build/bench/smoke for SMOKE=1): table.txt (per
 # benchmark and kernel: median, min, max and spread of the batches of all
@@ -61,7 +59,7 @@ if [ -n "$SMOKE" ]; then
 	TAG=bench-smoke
 	KERNELS=$FLAVOURS
 else
-	ROUNDS=${ROUNDS:-2} BATCHES=${BATCHES:-10} BATCH_MS=${BATCH_MS:-100}
+	ROUNDS=${ROUNDS:-2} BATCHES=${BATCHES:-6} BATCH_MS=${BATCH_MS:-200}
 	OUT=$BUILD/bench
 	TAG=bench
 	KERNELS="$FLAVOURS layout"

@@ -425,7 +425,7 @@ static int run_batch(int (*op)(void), long iters, long long *ns)
 	return 0;
 }
 
-/* Iterations for one batch of about batch_ns; doubles as warm-up. */
+/* Iterations for one batch of at most batch_ns; doubles as warm-up. */
 static long calibrate(int (*op)(void), long long batch_ns)
 {
 	long long ns, n = 1;
@@ -438,6 +438,13 @@ static long calibrate(int (*op)(void), long long batch_ns)
 		n *= 2;
 	}
 	n = n * batch_ns / ns;
+	/*
+	 * Down to a power of two (a batch of half to all of batch_ns): the
+	 * calibration's small noise then leaves the count, and with it what
+	 * the batches allocate and free, the same in every boot.
+	 */
+	while (n & (n - 1))
+		n &= n - 1;
 	return n > 0 ? n : 1;
 }
 
