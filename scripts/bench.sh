@@ -293,7 +293,7 @@ report() {
 			printf "%s per operation, QEMU TCG -icount shift=0,sleep=off (the guest clock counts instructions)\n", unit > tab
 		else
 			printf "WALL CLOCK: ns per operation, QEMU %s (under TCG about +-20 %% between runs)\n", accel > tab
-		printf "%d round(s) (boots) x %d batches of %d %s per kernel; per benchmark a calibration and a warm-up batch are discarded\n", \
+		printf "%d round(s) (boots) x %d batches of up to %d %s per kernel; per benchmark a calibration and a warm-up batch are discarded\n", \
 			rounds, batches, batch_ms, (clock == "icount" ? "M instructions" : "ms") > tab
 		printf "median, min, max and spread ((max - min) / median) of all batches; boots: the range of the\n" > tab
 		printf "per-boot medians / median; prev: the median'\''s change since the previous run\n\n" > tab
@@ -423,7 +423,7 @@ main() {
 	rm -f "$OUT"/{table.txt,results.json,bench.png,stats.tsv,rounds.tsv,state.tsv,kernels.tsv,diff.dat}
 	# the previous run's medians, to print how far this run's are from them
 	if [ -f "$OUT/medians.tsv" ]; then mv "$OUT/medians.tsv" "$OUT/medians.prev.tsv"; fi
-	msg "$ROUNDS round(s) of $KERNELS ($CLOCK), $BATCHES batches of $BATCH_MS ms per benchmark"
+	msg "$ROUNDS round(s) of $KERNELS ($CLOCK), $BATCHES batches of up to $BATCH_MS ms per benchmark"
 	run_rounds
 	stats
 	meta

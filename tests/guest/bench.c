@@ -6,14 +6,14 @@
  * with an empty and with a five-capability ambient set; prctl(PR_CAP_AMBIENT)
  * IS_SET, LOWER+RAISE and CLEAR_ALL; capget+capset; setresuid round trips.
  *
- *   bench [BATCHES [BATCH_MS]]		(run as root; default 11 batches of 60 ms)
+ *   bench [BATCHES [BATCH_MS]]		(run as root; default 11 batches of <= 60 ms)
  *   bench --exit [PE PA]		(what the exec benchmarks run)
  *
  * Each benchmark runs in its own child with the credentials it needs. It
- * is calibrated so that one batch takes about BATCH_MS, warmed up with one
- * discarded batch, then timed over BATCHES batches. Output, one set of
- * lines per benchmark, values in ns of the guest's CLOCK_MONOTONIC per
- * operation (under QEMU -icount shift=0, instructions):
+ * is calibrated so that one batch takes half to all of BATCH_MS, warmed
+ * up with one discarded batch, then timed over BATCHES batches. Output,
+ * one set of lines per benchmark, values in ns of the guest's
+ * CLOCK_MONOTONIC per operation (under QEMU -icount shift=0, instructions):
  *
  *   @@ bench result name=NAME pa=N iters=I batches=B median=V p25=V p75=V min=V max=V
  *   @@ bench batches name=NAME ns=V,V,...
