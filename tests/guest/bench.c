@@ -181,30 +181,6 @@ static int setup_root(void)
 	return setup_creds(0, 0, 0, 0);
 }
 
-static int setup_setuid(void)
-{
-	exe = SETUID_COPY;
-	return setup_user_pa0();
-}
-
-static int setup_setuid_pa5(void)
-{
-	exe = SETUID_COPY;
-	return setup_user_pa5();
-}
-
-static int setup_fcaps(void)
-{
-	exe = FCAPS_COPY;
-	return setup_user_pa0();
-}
-
-static int setup_fcaps_pa5(void)
-{
-	exe = FCAPS_COPY;
-	return setup_user_pa5();
-}
-
 /* The bounding set: what a set-user-ID-root exec makes effective. */
 static unsigned long long bset_mask(void)
 {
@@ -369,21 +345,22 @@ struct bench {
 	int (*check)(void);	/* run once before timing, may be NULL */
 	int (*op)(void);
 	int needs_ambient;
+	const char *exe;	/* what an exec benchmark runs; NULL: this program */
 };
 
 static const struct bench benches[] = {
-	{ "exec-pa0", setup_user_pa0, op_exec_checked, op_exec, 0 },
-	{ "exec-pa5", setup_user_pa5, op_exec_checked, op_exec, 1 },
-	{ "exec-setuid", setup_setuid, op_exec_checked, op_exec, 0 },
-	{ "exec-setuid-pa5", setup_setuid_pa5, op_exec_checked, op_exec, 1 },
-	{ "exec-fcaps", setup_fcaps, op_exec_checked, op_exec, 0 },
-	{ "exec-fcaps-pa5", setup_fcaps_pa5, op_exec_checked, op_exec, 1 },
-	{ "prctl-is-set", setup_user_pa5, NULL, op_is_set, 1 },
-	{ "prctl-lower-raise", setup_user_pa5, NULL, op_lower_raise, 1 },
-	{ "prctl-clear-all", setup_user_pa5, NULL, op_clear_all, 1 },
-	{ "capget-capset", setup_user_pa0, NULL, op_capget_capset, 0 },
-	{ "setresuid-user", setup_user_pair, NULL, op_setresuid_user, 0 },
-	{ "setresuid-root", setup_root, NULL, op_setresuid_root, 0 },
+	{ "exec-pa0", setup_user_pa0, op_exec_checked, op_exec, 0, NULL },
+	{ "exec-pa5", setup_user_pa5, op_exec_checked, op_exec, 1, NULL },
+	{ "exec-setuid", setup_user_pa0, op_exec_checked, op_exec, 0, SETUID_COPY },
+	{ "exec-setuid-pa5", setup_user_pa5, op_exec_checked, op_exec, 1, SETUID_COPY },
+	{ "exec-fcaps", setup_user_pa0, op_exec_checked, op_exec, 0, FCAPS_COPY },
+	{ "exec-fcaps-pa5", setup_user_pa5, op_exec_checked, op_exec, 1, FCAPS_COPY },
+	{ "prctl-is-set", setup_user_pa5, NULL, op_is_set, 1, NULL },
+	{ "prctl-lower-raise", setup_user_pa5, NULL, op_lower_raise, 1, NULL },
+	{ "prctl-clear-all", setup_user_pa5, NULL, op_clear_all, 1, NULL },
+	{ "capget-capset", setup_user_pa0, NULL, op_capget_capset, 0, NULL },
+	{ "setresuid-user", setup_user_pair, NULL, op_setresuid_user, 0, NULL },
+	{ "setresuid-root", setup_root, NULL, op_setresuid_root, 0, NULL },
 };
 
 /*
@@ -473,6 +450,8 @@ static int measure(const struct bench *b, int batches, long long batch_ns)
 	long iters;
 	int i;
 
+	if (b->exe)
+		exe = (char *)b->exe;
 	if (b->setup())
 		return -1;
 	if (b->check && b->check())
