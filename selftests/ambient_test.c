@@ -103,11 +103,6 @@ static void drop_cap(struct __test_metadata *const _metadata, int cap,
 	set_caps(_metadata, eff, prm, inh);
 }
 
-static int set_securebits(unsigned long bits)
-{
-	return prctl(PR_SET_SECUREBITS, bits, 0, 0, 0);
-}
-
 FIXTURE(prctl) {};
 
 FIXTURE_SETUP(prctl)

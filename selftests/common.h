@@ -89,17 +89,26 @@ struct capsets {
 	__u64 amb;
 };
 
+/*
+ * The highest capability the running kernel knows about: from
+ * /proc/sys/kernel/cap_last_cap, else the highest one that PR_CAPBSET_READ
+ * accepts (it fails with EINVAL past the last).
+ */
 static inline int last_cap(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
-	int last = CAP_LAST_CAP;
+	int last = -1;
 
 	if (f) {
 		if (fscanf(f, "%d", &last) != 1)
-			last = CAP_LAST_CAP;
+			last = -1;
 		fclose(f);
 	}
-	return last;
+	if (last < 0)
+		while (last < 63 &&
+		       prctl(PR_CAPBSET_READ, last + 1, 0UL, 0UL, 0UL) >= 0)
+			last++;
+	return last < 0 ? CAP_LAST_CAP : last;
 }
 
 /* Every capability the running kernel knows about. */
@@ -312,37 +321,55 @@ static inline bool enter_userns(uid_t uid, gid_t gid)
 	if (unshare(CLONE_NEWUSER))
 		return false;
 	snprintf(map, sizeof(map), "%u %u 1", uid, outer_uid);
-	if (!write_text("/proc/self/uid_map", map) ||
-	    !write_text("/proc/self/setgroups", "deny"))
+	if (!write_text("/proc/self/uid_map", map))
+		return false;
+	/* A kernel without this file (before 3.19) needs no such denial. */
+	if (!write_text("/proc/self/setgroups", "deny") && errno != ENOENT)
 		return false;
 	snprintf(map, sizeof(map), "%u %u 1", gid, outer_gid);
 	return write_text("/proc/self/gid_map", map);
 }
 
+static inline int set_securebits(unsigned long bits)
+{
+	return prctl(PR_SET_SECUREBITS, bits, 0UL, 0UL, 0UL);
+}
+
 /*
- * Prepares a test that runs as root with every capability: as root of the
- * initial user namespace if the caller is, else as root of a new user
- * namespace of its own (see can_switch_ids()).  Then undoes what the parent
- * may have set (securebits, RLIMIT_RTPRIO), sets pI = pP and empties pA,
- * which fails without PR_CAP_AMBIENT.  Returns NULL, or why the test cannot
- * run.
+ * Makes the caller root with every capability: root of the initial user
+ * namespace if it is, else root of a new user namespace of its own (see
+ * can_switch_ids()).  Returns NULL, or why it cannot.
+ */
+static inline const char *become_full_root(void)
+{
+	if (!is_full_root() &&
+	    (!enter_userns(ROOT_UID, ROOT_GID) || !is_full_root()))
+		return "needs root with all capabilities, or a user namespace";
+	return NULL;
+}
+
+/*
+ * Prepares a test that runs as root with every capability (see
+ * become_full_root()).  Then undoes what the parent may have set
+ * (securebits, RLIMIT_RTPRIO), sets pI = pP and empties pA, which fails
+ * without PR_CAP_AMBIENT.  Returns NULL, or why the test cannot run.
  */
 static inline const char *setup_root(struct __test_metadata *const _metadata)
 {
 	const struct rlimit no_rt = {};
+	const char *why;
 	int bits;
 
-	if (!is_full_root() &&
-	    (!enter_userns(ROOT_UID, ROOT_GID) || !is_full_root()))
-		return "needs root with all capabilities, or a user namespace";
+	why = become_full_root();
+	if (why)
+		return why;
 	/*
 	 * Every securebit can be cleared but the locks (the odd bits): a
 	 * locked bit that is set stays set, and the tests cannot run.
 	 */
 	bits = prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL);
 	ASSERT_LE(0, bits);
-	if (prctl(PR_SET_SECUREBITS, (unsigned long)bits & 0xaaaaaaaaUL, 0UL,
-		  0UL, 0UL))
+	if (set_securebits((unsigned long)bits & 0xaaaaaaaaUL))
 		return "the securebits are locked and cannot be cleared";
 	/* Real-time priority allowed without CAP_SYS_NICE */
 	ASSERT_EQ(0, setrlimit(RLIMIT_RTPRIO, &no_rt));
