@@ -9,7 +9,7 @@ SCRIPTS := $(TOP)/scripts
 
 .PHONY: help deps tree kernel kernels payload kselftest check check-full clean-room clean \
 	series series-check checkpatch sparse bisect standalone send range-diff trailers \
-	upstream-series upstream-check kunit
+	upstream-series upstream-check kunit conformance
 
 include $(wildcard $(TOP)/mk/*.mk)
 
@@ -52,6 +52,9 @@ help:
 	@echo '  difftest    model-based differential test, 100000 random operations (SEED=n to replay)'
 	@echo '  bench       the exec and capability-call paths counted in guest instructions on the three'
 	@echo '              6.12 kernels and a layout control: build/bench/{table.txt,results.json,bench.png}'
+	@echo '  conformance the suite under another runtime, each test beside stock (RUNTIME=gvisor: Debian'"'"'s'
+	@echo '              runsc builds; RUNTIME=qemu KERNEL=...; RUNTIME="CMD ...": a command prefix):'
+	@echo '              build/conformance/table.md, docs/conformance.md'
 	@echo '  mutants     plant each bug of tests/mutants/ in turn; the suite must kill every one'
 	@echo '  bench-smoke, difftest-smoke, mutants-smoke   short runs that prove the tools work'
 	@echo '  alternatives  the rejected global-mask design: build, boot, compare with ambient;'
@@ -127,3 +130,6 @@ man-tree: deps
 
 clean:
 	@$(SCRIPTS)/clean.sh
+
+conformance: tree
+	@$(SCRIPTS)/conformance.sh $(RUNTIME)

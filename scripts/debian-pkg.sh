@@ -23,9 +23,9 @@
 pkg=$1 pin=$2
 shift 2
 suites="$*"
-dest=$BUILD/debian/$pkg
+dest=$BUILD/debian/${PKG_DIR:-$pkg}
 apt_dir=$BUILD/apt/$(printf '%s' "$suites" | tr ' ' '+')
-log=$LOGS/apt-$pkg.log
+log=$LOGS/apt-${PKG_DIR:-$pkg}.log
 
 have=$(cat "$dest/VERSION" 2>/dev/null || true)
 [ "$have" = "$pin" ] && [ -d "$dest/root" ] && exit 0

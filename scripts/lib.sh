@@ -40,6 +40,12 @@ B4_PKG=b4
 B4_PIN=0.14.2-2
 B4_SUITES=trixie
 
+# gVisor's runsc as Debian builds it, for make conformance RUNTIME=gvisor
+# (scripts/conformance.sh): NAME PIN SUITES PLATFORM, one build a line.
+# Each is fetched into build/debian/runsc-NAME, never installed.
+GVISOR_BUILDS="bookworm 0.0~20221219.0-2+b3 bookworm,bookworm-updates,bookworm-security ptrace
+sid 0.0~20240729.0-7+b1 sid systrap"
+
 REPO=$BUILD/linux.git		# bare-ish git repository holding all three
 SRC=$BUILD/src			# one worktree per flavour
 OBJ=$BUILD/obj			# one O= output directory per flavour
@@ -473,6 +479,36 @@ mutant_worktree() {
 	reset_tree
 }
 
+# tap_results LOG: the per-test results of the kselftest runner's output
+# in LOG, as RESULT<TAB>program<TAB>test[<TAB>reason of a SKIP]: from the
+# runner's nested TAP ("# ok N name"), and a FAIL for a test program that
+# failed as a whole ("not ok N selftests: capabilities: PROG"), which the
+# runner's own exit status does not show.
+tap_results() {
+	awk -v OFS='\t' '
+		/^not ok [0-9]+ selftests: / {
+			print "FAIL", $6, "(program exit status)"; next
+		}
+		/^# selftests: / { prog = $NF; next }
+		/^# (not )?ok [0-9]+ / {
+			line = $0; sub(/^# /, "", line)
+			res = (line ~ /^not ok/) ? "FAIL" : "PASS"
+			why = ""
+			if (line ~ /# (SKIP|skip)/) {
+				res = "SKIP"; why = line
+				sub(/^.*# (SKIP|skip) */, "", why)
+			}
+			sub(/^(not )?ok [0-9]+ /, "", line); sub(/ *# .*$/, "", line)
+			if (why != "") print res, prog, line, why
+			else print res, prog, line
+		}' "$1"
+}
+
+# The suite's program of the other sets' rules (securebits, bounding set,
+# pE): it never touches pA, so it also judges a kernel without the
+# ambient set (check.sh's negative control, scripts/conformance.sh).
+OTHER_SETS=cap_sets_test
+
 # What make check plants (mutants.sh --check, and kunit-mutants.sh --check
 # those of them in the KUnit cases' reach): a third of tests/mutants/, one
 # per rule area.
@@ -480,4 +516,5 @@ MUTANTS_CHECK_SET="setuid-exec-keeps-ambient raise-ignores-inheritable
 	fcap-exec-keeps-ambient capset-keeps-ambient userns-keeps-ambient
 	setuid-from-root-keeps-ambient ambient-exec-is-secure
 	session-to-parent-drops-ambient no-setuid-fixup-ignored
-	noroot-securebit-ignored audit-fcaps-pa-shows-old-ambient"
+	noroot-securebit-ignored audit-fcaps-pa-shows-old-ambient
+	no-new-privs-ignores-file-caps"

@@ -86,26 +86,7 @@ qemu "$accel" "$timeout" "$log" "ambient.mode=$mode" ${VM_APPEND:-} || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
-# Per-test results from the runner's nested TAP ("# ok N name"), and a
-# FAIL for a test program that failed as a whole ("not ok N selftests:
-# capabilities: PROG"), which the runner's own exit status does not show.
-awk -v OFS='\t' '
-	/^not ok [0-9]+ selftests: / {
-		print "FAIL", $6, "(program exit status)"; next
-	}
-	/^# selftests: / { prog = $NF; next }
-	/^# (not )?ok [0-9]+ / {
-		line = $0; sub(/^# /, "", line)
-		res = (line ~ /^not ok/) ? "FAIL" : "PASS"
-		why = ""
-		if (line ~ /# (SKIP|skip)/) {
-			res = "SKIP"; why = line
-			sub(/^.*# (SKIP|skip) */, "", why)
-		}
-		sub(/^(not )?ok [0-9]+ /, "", line); sub(/ *# .*$/, "", line)
-		if (why != "") print res, prog, line, why
-		else print res, prog, line
-	}' "$log" >"$results"
+tap_results "$log" >"$results"
 
 printf 'vm[%s]: %s, %.1f s from start to power-off\n' "$name" "$accel" "$secs" >&2
 show_tail() {
