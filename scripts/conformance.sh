@@ -245,6 +245,10 @@ for n in $runtimes; do
 	skips=$(awk -F'\t' '$1 == "SKIP" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
 	[ -z "$skips" ] || { echo "$n: SKIPs and the facility each lacks:"; echo "$skips"; }
 done
+# A reproducer states Linux's behaviour: on stock it must exit 0.
+while read -r r st; do
+	[ "$st" = 0 ] || { echo "stock: reproducer $r exits with ${st:-nothing}, not 0: it is wrong about Linux"; bad=1; }
+done < <(awk '/^\$ / { r = $2 } /^exit status/ { print r, $3 }' "$OUT/stock.repro")
 echo "stock: $(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$OUT/stock.tsv")"
 echo "table: ${table#"$TOP"/}; reproducers: build/conformance/*.repro"
 [ "$failed" -eq 0 ] && [ "$bad" -eq 0 ]
