@@ -21,7 +21,8 @@
 #
 # Writes build/conformance/: NAME.log (the runner's output), NAME.tsv (as
 # build/results/), NAME.abi, NAME.repro (the reproducers of
-# tests/guest/repro-*.c, as docs/conformance.md shows them) and table.md.
+# tests/guest/repro-*.c, as docs/conformance.md shows them) and
+# table-RUNTIME.md (RUNTIME: gvisor, qemu-KERNEL or custom).
 # Exits non-zero when a runtime could not run the suite to its end.
 . "$(dirname "$0")/lib.sh"
 
@@ -145,6 +146,7 @@ gvisor)
 		runtimes="$runtimes $name"
 		[ -z "${SMOKE:-}" ] || break
 	done <<<"$GVISOR_BUILDS"
+	label=gvisor
 	;;
 qemu)
 	k=${KERNEL:-ambient}
@@ -155,6 +157,7 @@ qemu)
 	grep '^@@ abi:' "$LOGS/vm-$k.log" | sed 's/^@@ abi: //' >"$OUT/$name.abi" || true
 	echo "$name: kernel $k in QEMU" >"$OUT/$name.about"
 	runtimes=" $name"
+	label=$name
 	;;
 *)
 	name=custom
@@ -164,6 +167,7 @@ qemu)
 	# shellcheck disable=SC2086
 	run_in "$name" $runtime || failed=$((failed + 1))
 	runtimes=" $name"
+	label=$name
 	;;
 esac
 
@@ -193,7 +197,7 @@ result() {
 }
 has_ambient() { grep -qx 'prctl_cap_ambient=ok' "$OUT/$1.abi"; }
 
-table=$OUT/table.md
+table=$OUT/table-$label.md
 {
 	printf '| test | rules |'
 	printf ' %s |' stock $runtimes
@@ -250,5 +254,5 @@ while read -r r st; do
 	[ "$st" = 0 ] || { echo "stock: reproducer $r exits with ${st:-nothing}, not 0: it is wrong about Linux"; bad=1; }
 done < <(awk '/^\$ / { r = $2 } /^exit status/ { print r, $3 }' "$OUT/stock.repro")
 echo "stock: $(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$OUT/stock.tsv")"
-echo "table: ${table#"$TOP"/}; reproducers: build/conformance/*.repro"
+echo "table: build/conformance/${table##*/}; reproducers: build/conformance/*.repro"
 [ "$failed" -eq 0 ] && [ "$bad" -eq 0 ]
