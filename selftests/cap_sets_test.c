@@ -5,8 +5,8 @@
  * follows the effective user ID.  None of these tests touches pA, so they
  * also judge a kernel that lacks the ambient set.
  *
- * Every test starts as root holding all capabilities with no securebits
- * set, and runs in its own process.  Run by an unprivileged user, a test
+ * Every test starts as root holding all capabilities in pP and pE with no
+ * securebits set, and runs in its own process.  Run by an unprivileged user, a test
  * starts as root of a user namespace of its own instead; the tests that
  * need other user IDs then SKIP.
  */
@@ -14,24 +14,48 @@
 #define _GNU_SOURCE
 #include "common.h"
 
-/* A securebit that no kernel defines. */
+/* A securebit that no kernel defines yet. */
 #define UNKNOWN_SECUREBIT issecure_mask(30)
 
 /*
- * Makes the caller root with every capability and clears the securebits.
- * A kernel without PR_GET_SECUREBITS has none to clear; the securebits
- * tests then fail on their own.  Returns NULL, or why the test cannot run.
+ * Makes the caller root with every capability in pP and pE, and no
+ * securebit set: where a locked bit cannot be cleared, as root of a new
+ * user namespace, which starts with none.  A kernel without
+ * PR_GET_SECUREBITS has none to clear; the securebits tests then fail on
+ * their own.  Returns NULL, or why the test cannot run.
  */
-static const char *setup_caps(void)
+static const char *setup_caps(struct __test_metadata *const _metadata)
 {
 	const char *why = become_full_root();
+	__u64 eff, prm, inh;
 	int bits;
 
 	if (why)
 		return why;
 	bits = prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL);
-	if (bits > 0 && set_securebits(0))
+	if (bits > 0 && set_securebits(0) &&
+	    (!enter_userns(ROOT_UID, ROOT_GID) ||
+	     prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL) != 0))
 		return "the securebits are locked and cannot be cleared";
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	set_caps(_metadata, prm, prm, inh);
+	return NULL;
+}
+
+/*
+ * Sets @bits, which a test needs in order to run.  Returns NULL, or why the
+ * test cannot run: a kernel without the securebits (the securebits tests
+ * fail there).
+ */
+static const char *need_securebits(struct __test_metadata *const _metadata,
+				   unsigned long bits)
+{
+	if (prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL) < 0)
+		return "no securebits: PR_GET_SECUREBITS fails";
+	ASSERT_EQ(0, set_securebits(bits))
+	{
+		TH_LOG("PR_SET_SECUREBITS failed: %s", strerror(errno));
+	}
 	return NULL;
 }
 
@@ -48,7 +72,7 @@ FIXTURE(securebits) {};
 
 FIXTURE_SETUP(securebits)
 {
-	const char *why = setup_caps();
+	const char *why = setup_caps(_metadata);
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -89,11 +113,20 @@ TEST_F(securebits, set_in_new_user_namespace)
 	EXPECT_EQ((int)bits, prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL));
 }
 
-/* Changing a securebit needs CAP_SETPCAP in pE. */
+/*
+ * Changing SECBIT_KEEP_CAPS, SECBIT_NO_SETUID_FIXUP or SECBIT_NOROOT needs
+ * CAP_SETPCAP in pE (since 6.14 the SECBIT_EXEC_* bits do not), and so
+ * does writing the securebits unchanged.
+ */
 FIXTURE(securebits_without_setpcap) {};
 
 FIXTURE_VARIANT(securebits_without_setpcap) {
+	/* the bit to set, 0 to write the securebits unchanged */
 	unsigned long bit;
+};
+
+FIXTURE_VARIANT_ADD(securebits_without_setpcap, unchanged) {
+	.bit = 0,
 };
 
 FIXTURE_VARIANT_ADD(securebits_without_setpcap, keep_caps) {
@@ -110,7 +143,7 @@ FIXTURE_VARIANT_ADD(securebits_without_setpcap, noroot) {
 
 FIXTURE_SETUP(securebits_without_setpcap)
 {
-	const char *why = setup_caps();
+	const char *why = setup_caps(_metadata);
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -133,10 +166,12 @@ FIXTURE(bounding_set) {};
 
 FIXTURE_SETUP(bounding_set)
 {
-	const char *why = setup_caps();
+	const char *why = setup_caps(_metadata);
 
 	if (why)
 		SKIP(return, "%s", why);
+	if (prctl(PR_CAPBSET_READ, CAP_NET_RAW, 0UL, 0UL, 0UL) != 1)
+		SKIP(return, "CAP_NET_RAW is not in the bounding set");
 }
 
 FIXTURE_TEARDOWN(bounding_set)
@@ -166,39 +201,35 @@ TEST_F(bounding_set, drop_removes_cap)
 /*
  * pE follows the effective user ID, with root kept as the real and saved
  * user ID (so pP stays): the euid leaving 0 empties pE, and becoming 0
- * again sets pE to pP, whether SECBIT_KEEP_CAPS is set or not.  Under
- * SECBIT_NO_SETUID_FIXUP neither change touches pE.
+ * again sets pE to pP.  SECBIT_KEEP_CAPS, which keeps pP when no uid 0 is
+ * left, changes nothing here; under SECBIT_NO_SETUID_FIXUP neither change
+ * touches pE.
  */
 FIXTURE(euid_change) {};
 
 FIXTURE_VARIANT(euid_change) {
 	unsigned long securebits;
-	/* whether pE is emptied when the euid leaves 0 */
-	bool leaving_empties;
-	/* whether pE becomes pP when the euid becomes 0 */
-	bool returning_fills;
+	/* whether the euid's changes fix pE up */
+	bool fixup;
 };
 
 FIXTURE_VARIANT_ADD(euid_change, no_securebits) {
-	.leaving_empties = true,
-	.returning_fills = true,
+	.fixup = true,
 };
 
 FIXTURE_VARIANT_ADD(euid_change, keep_caps) {
 	.securebits = SECBIT_KEEP_CAPS,
-	.leaving_empties = true,
-	.returning_fills = true,
+	.fixup = true,
 };
 
 FIXTURE_VARIANT_ADD(euid_change, no_setuid_fixup) {
 	.securebits = SECBIT_NO_SETUID_FIXUP,
-	.leaving_empties = false,
-	.returning_fills = false,
+	.fixup = false,
 };
 
 FIXTURE_SETUP(euid_change)
 {
-	const char *why = setup_caps();
+	const char *why = setup_caps(_metadata);
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -216,23 +247,86 @@ TEST_F(euid_change, effective_follows_euid)
 	__u64 eff, prm, inh;
 
 	if (variant->securebits) {
-		ASSERT_EQ(0, set_securebits(variant->securebits))
-		{
-			TH_LOG("PR_SET_SECUREBITS failed: %s", strerror(errno));
-		}
+		const char *why = need_securebits(_metadata, variant->securebits);
+
+		if (why)
+			SKIP(return, "%s", why);
 	}
 
 	ASSERT_EQ(0, syscall(SYS_setresuid, -1, NOBODY_UID, -1));
 	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
 	EXPECT_EQ(all, prm & all);
-	EXPECT_EQ(variant->leaving_empties ? EMPTY_SET : all, eff & all);
+	EXPECT_EQ(variant->fixup ? EMPTY_SET : all, eff & all);
 
 	/* Empty pE, so that only a fixup can fill it again. */
 	set_caps(_metadata, EMPTY_SET, prm, inh);
 	ASSERT_EQ(0, syscall(SYS_setresuid, -1, ROOT_UID, -1));
 	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
 	EXPECT_EQ(all, prm & all);
-	EXPECT_EQ(variant->returning_fills ? all : EMPTY_SET, eff & all);
+	EXPECT_EQ(variant->fixup ? all : EMPTY_SET, eff & all);
+}
+
+/*
+ * Leaving root for good (no uid 0 left among real, effective and saved)
+ * empties pP and pE; SECBIT_KEEP_CAPS keeps pP (pE still follows the
+ * euid), and SECBIT_NO_SETUID_FIXUP keeps both.
+ */
+FIXTURE(root_leaving) {};
+
+FIXTURE_VARIANT(root_leaving) {
+	unsigned long securebits;
+	bool keeps_permitted;
+	bool keeps_effective;
+};
+
+FIXTURE_VARIANT_ADD(root_leaving, no_securebits) {
+	.keeps_permitted = false,
+	.keeps_effective = false,
+};
+
+FIXTURE_VARIANT_ADD(root_leaving, keep_caps) {
+	.securebits = SECBIT_KEEP_CAPS,
+	.keeps_permitted = true,
+	.keeps_effective = false,
+};
+
+FIXTURE_VARIANT_ADD(root_leaving, no_setuid_fixup) {
+	.securebits = SECBIT_NO_SETUID_FIXUP,
+	.keeps_permitted = true,
+	.keeps_effective = true,
+};
+
+FIXTURE_SETUP(root_leaving)
+{
+	const char *why = setup_caps(_metadata);
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (!can_switch_ids())
+		SKIP(return, NEED_IDS_REASON);
+}
+
+FIXTURE_TEARDOWN(root_leaving)
+{
+}
+
+TEST_F(root_leaving, permitted_and_effective)
+{
+	const __u64 all = all_caps();
+	__u64 eff, prm, inh;
+
+	if (variant->securebits) {
+		const char *why = need_securebits(_metadata, variant->securebits);
+
+		if (why)
+			SKIP(return, "%s", why);
+	}
+
+	ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID,
+			     NOBODY_UID));
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	EXPECT_EQ(variant->keeps_permitted ? all : EMPTY_SET, prm & all);
+	EXPECT_EQ(variant->keeps_effective ? all : EMPTY_SET, eff & all);
 }
 
 TEST_HARNESS_MAIN

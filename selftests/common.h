@@ -104,10 +104,11 @@ static inline int last_cap(void)
 			last = -1;
 		fclose(f);
 	}
-	if (last < 0)
+	if (last < 0) {
 		while (last < 63 &&
 		       prctl(PR_CAPBSET_READ, last + 1, 0UL, 0UL, 0UL) >= 0)
 			last++;
+	}
 	return last < 0 ? CAP_LAST_CAP : last;
 }
 
@@ -308,9 +309,10 @@ static inline bool can_switch_ids(void)
 /*
  * Moves the caller into a new user namespace where @uid and @gid, the only
  * IDs there, stand for its effective IDs.  There it holds every capability
- * in pP and pE, none in pI or pA, and setgroups(2) is denied: an
- * unprivileged caller may map its own group only so.  Returns false if the
- * namespace cannot be created or its maps cannot be written.
+ * in pP and pE, none in pI or pA, and setgroups(2) is denied where the
+ * kernel has /proc/PID/setgroups: an unprivileged caller may map its own
+ * group only so.  Returns false if the namespace cannot be created or its
+ * maps cannot be written.
  */
 static inline bool enter_userns(uid_t uid, gid_t gid)
 {
@@ -323,7 +325,10 @@ static inline bool enter_userns(uid_t uid, gid_t gid)
 	snprintf(map, sizeof(map), "%u %u 1", uid, outer_uid);
 	if (!write_text("/proc/self/uid_map", map))
 		return false;
-	/* A kernel without this file (before 3.19) needs no such denial. */
+	/*
+	 * A kernel without this file (Linux before 3.19, or another
+	 * implementation of the ABI) needs no such denial.
+	 */
 	if (!write_text("/proc/self/setgroups", "deny") && errno != ENOENT)
 		return false;
 	snprintf(map, sizeof(map), "%u %u 1", gid, outer_gid);
