@@ -54,7 +54,7 @@ help:
 	@echo '              6.12 kernels and a layout control: build/bench/{table.txt,results.json,bench.png}'
 	@echo '  conformance the suite under another runtime, each test beside stock (RUNTIME=gvisor: Debian'"'"'s'
 	@echo '              runsc builds; RUNTIME=qemu KERNEL=...; RUNTIME="CMD ...": a command prefix):'
-	@echo '              build/conformance/table.md, docs/conformance.md'
+	@echo '              build/conformance/table-RUNTIME.md, docs/conformance.md'
 	@echo '  mutants     plant each bug of tests/mutants/ in turn; the suite must kill every one'
 	@echo '  bench-smoke, difftest-smoke, mutants-smoke   short runs that prove the tools work'
 	@echo '  alternatives  the rejected global-mask design: build, boot, compare with ambient;'
@@ -132,4 +132,4 @@ clean:
 	@$(SCRIPTS)/clean.sh
 
 conformance: tree
-	@$(SCRIPTS)/conformance.sh $(RUNTIME)
+	@$(SCRIPTS)/conformance.sh "$(RUNTIME)"

@@ -11,7 +11,8 @@
 #     qemu      the kernel flavour $KERNEL (default ambient), booted in QEMU
 #     'CMD ...' any command prefix that runs a program in the runtime; the
 #               program runs as root from the suite's directory
-#   SMOKE=1     the first gvisor build only (make check)
+#   SMOKE=1     the first gvisor build, a few tests (make check); its
+#               files go to build/conformance/smoke/
 #
 # A runtime without the ambient set (prctl(PR_CAP_AMBIENT) fails with
 # EINVAL) gets one line saying so; its results are then judged on the
@@ -23,16 +24,19 @@
 # build/results/), NAME.abi, NAME.repro (the reproducers of
 # tests/guest/repro-*.c, as docs/conformance.md shows them) and
 # table-RUNTIME.md (RUNTIME: gvisor, qemu-KERNEL or custom).
-# Exits non-zero when a runtime could not run the suite to its end.
+# Each test gets CONFORMANCE_TIMEOUT seconds (default 120). Exits
+# non-zero when a runtime could not run the suite to its end: a test with
+# no result (the runtime crashed or hung), no judged test that passes, or
+# a reproducer that fails on stock.
 . "$(dirname "$0")/lib.sh"
 
 runtime=${1:-${RUNTIME:-gvisor}}
-OUT=$BUILD/conformance
-STATE=$OUT/runsc-state
+OUT=$BUILD/conformance${SMOKE:+/smoke}
+STATE=$BUILD/conformance/runsc-state
 PAYLOAD=$BUILD/payload
 SUITE_DIR=$PAYLOAD/root/kselftest
 GUEST_BIN=$PAYLOAD/root/usr/libexec/ambient
-TIMEOUT=${CONFORMANCE_TIMEOUT:-600}
+TIMEOUT=${CONFORMANCE_TIMEOUT:-120}
 lock conformance
 mkdir -p "$OUT"
 command -v timeout >/dev/null || die "timeout is missing" "run make deps (package coreutils)"
@@ -55,6 +59,7 @@ stock_reference() {
 	grep '^@@ abi:' "$LOGS/vm-stock.log" | sed 's/^@@ abi: //' >"$OUT/stock.abi" || true
 	: >"$OUT/stock.repro"
 	for r in $repros; do
+		rm -f "$LOGS/vm-conformance-$r.log"
 		VM_MODE=run VM_APPEND="ambient.run=$r" "$TOP/scripts/vm.sh" "conformance-$r" \
 			"$OBJ/stock/arch/x86/boot/bzImage" "$PAYLOAD/initramfs.cpio.gz" \
 			>/dev/null 2>&1 || true
@@ -90,30 +95,39 @@ run_in() {
 	while IFS=$'\t' read -r prog test; do
 		for try in 1 2 3; do
 			rc=0
+			# the runtime must not inherit the lock: a process of
+			# it that outlives a kill would hold it
 			out=$(cd "$SUITE_DIR/capabilities" &&
-				timeout "$TIMEOUT" "$@" "./$prog" -r "$test" 2>&1 </dev/null | cat) || rc=$?
+				timeout -k 10 "$TIMEOUT" "$@" "./$prog" -r "$test" \
+					2>&1 </dev/null {lockfd}>&- | cat) || rc=$?
 			printf '### %s -r %s (try %d, exit %d)\n%s\n' "$prog" "$test" "$try" "$rc" "$out" \
 				>>"$OUT/$name.log"
 			line=$(grep -m1 -E '^(not )?ok 1 ' <<<"$out" || true)
 			[ -z "$line" ] || break
 		done
 		case $line in
-		"") printf 'CRASH\t%s\t%s\tno result in 3 runs, last exit %d\n' "$prog" "$test" "$rc" ;;
+		"")
+			case $rc in
+			124 | 137) why="timed out after $TIMEOUT s, 3 times" ;;
+			*) why="no result in 3 runs, last exit $rc" ;;
+			esac
+			printf 'CRASH\t%s\t%s\t%s\n' "$prog" "$test" "$why" ;;
 		*"# SKIP"*) printf 'SKIP\t%s\t%s\t%s\n' "$prog" "$test" "${line#*# SKIP }" ;;
 		"not ok"*)	# with the first check that failed
 			printf 'FAIL\t%s\t%s\t%s\n' "$prog" "$test" \
-				"$(grep -m1 -E '^# [^ ]+\.c:[0-9]+:' <<<"$out" | sed 's/^# //' || true)" ;;
+				"$(grep -m1 -E '^# ([^ ]+\.c:[0-9]+:|.*(terminated|by signal))' <<<"$out" |
+					sed 's/^# //' || true)" ;;
 		*) printf 'PASS\t%s\t%s\n' "$prog" "$test" ;;
 		esac >>"$OUT/$name.tsv"
 	done < <(tests_to_run)
-	(cd "$GUEST_BIN" && timeout 60 "$@" ./abi-probe 2>&1 </dev/null | cat) |
+	(cd "$GUEST_BIN" && timeout -k 10 60 "$@" ./abi-probe 2>&1 </dev/null {lockfd}>&- | cat) |
 		sed -n 's/^abi: //p' >"$OUT/$name.abi" || true
 	: >"$OUT/$name.repro"
 	for r in $repros; do
 		{
 			echo "\$ ./$r"
 			rc=0
-			(cd "$GUEST_BIN" && timeout 60 "$@" "./$r" 2>&1 </dev/null | cat) || rc=$?
+			(cd "$GUEST_BIN" && timeout -k 10 60 "$@" "./$r" 2>&1 </dev/null {lockfd}>&- | cat) || rc=$?
 			echo "exit status $rc"
 		} >>"$OUT/$name.repro"
 	done
@@ -133,7 +147,7 @@ gvisor)
 	while read -r bname pin suites platform; do
 		[ -n "$bname" ] || continue
 		# shellcheck disable=SC2086 # the suites are words
-		PKG_DIR=runsc-$bname "$TOP/scripts/debian-pkg.sh" runsc "$pin" ${suites//,/ } ||
+		PKG_DIR=runsc-$bname "$TOP/scripts/debian-pkg.sh" runsc "$pin" ${suites//,/ } </dev/null ||
 			die "cannot fetch runsc $pin from $suites" "read the lines above"
 		runsc=$BUILD/debian/runsc-$bname/root/usr/bin/runsc
 		[ -x "$runsc" ] || die "runsc-$bname has no usr/bin/runsc" "look into build/debian/runsc-$bname"
@@ -151,6 +165,7 @@ gvisor)
 qemu)
 	k=${KERNEL:-ambient}
 	name=qemu-$k
+	rm -f "$BUILD/results/$k.tsv"
 	"$TOP/scripts/kselftest.sh" "$k" >"$OUT/$name.log" 2>&1 || true
 	[ -s "$BUILD/results/$k.tsv" ] || die "no results of $k (log: $OUT/$name.log)" "run make kselftest KERNEL=$k"
 	cp "$BUILD/results/$k.tsv" "$OUT/$name.tsv"
@@ -161,11 +176,12 @@ qemu)
 	;;
 *)
 	name=custom
-	# shellcheck disable=SC2086 # the prefix is words
-	command -v ${runtime%% *} >/dev/null || die "no command ${runtime%% *}" "give RUNTIME as a command prefix"
-	echo "$name: $runtime" >"$OUT/$name.about"
-	# shellcheck disable=SC2086
-	run_in "$name" $runtime || failed=$((failed + 1))
+	read -ra words <<<"$runtime"
+	# the tests run from another directory: name the command absolutely
+	words[0]=$(command -v "${words[0]}") && [ "${words[0]#/}" != "${words[0]}" ] ||
+		die "no command '${runtime%% *}'" "give RUNTIME as a command prefix, such as '/usr/bin/runsc do'"
+	echo "$name: ${words[*]}" >"$OUT/$name.about"
+	run_in "$name" "${words[@]}" || failed=$((failed + 1))
 	runtimes=" $name"
 	label=$name
 	;;
@@ -176,9 +192,9 @@ declare -A rule_of
 while IFS='|' read -r _ num _ _ tests _; do
 	num=${num// /}
 	[[ $num =~ ^[0-9]+$ ]] || continue
-	for t in $(grep -oE '`[^`]+`' <<<"$tests" | tr -d '`'); do
-		rule_of[$t]="${rule_of[$t]:+${rule_of[$t]} }$num"
-	done
+	while read -r t; do
+		[ -z "$t" ] || rule_of[$t]="${rule_of[$t]:+${rule_of[$t]} }$num"
+	done < <(grep -oE '`[^`]+`' <<<"$tests" | tr -d '`' || true)
 done <"$TOP/tests/rules.md"
 rules_for() {
 	local p out=
@@ -195,7 +211,15 @@ result() {
 	awk -F'\t' -v p="$2" -v t="$3" '$2 == p && $3 == t {
 		r = tolower($1); if ($1 == "SKIP") r = r " (" $4 ")"; print r; exit }' "$OUT/$1.tsv"
 }
-has_ambient() { grep -qx 'prctl_cap_ambient=ok' "$OUT/$1.abi"; }
+# ambient NAME: whether the runtime has the ambient set: yes, no (the
+# probe saw EINVAL), or unknown (the probe gave no answer)
+ambient() {
+	case $(sed -n 's/^prctl_cap_ambient=//p' "$OUT/$1.abi" 2>/dev/null) in
+	ok) echo yes ;;
+	EINVAL) echo no ;;
+	*) echo unknown ;;
+	esac
+}
 
 table=$OUT/table-$label.md
 {
@@ -212,8 +236,9 @@ table=$OUT/table-$label.md
 		printf '| `%s` | %s |' "$test" "$(rules_for "$test")"
 		for n in stock $runtimes; do
 			r=$(result "$n" "$prog" "$test")
-			if [ -n "$r" ] && [ "$prog" != "$OTHER_SETS" ] && [ "$n" != stock ] && ! has_ambient "$n"; then
-				r="$r, no pA"
+			if [ -n "$r" ] && [ "$prog" != "$OTHER_SETS" ] && [ "$n" != stock ] &&
+			   [ "$(ambient "$n")" = no ]; then
+				r="not judged: no pA ($r)"
 			fi
 			printf ' %s |' "${r:-not run}"
 		done
@@ -225,12 +250,17 @@ table=$OUT/table-$label.md
 bad=0
 for n in $runtimes; do
 	cat "$OUT/$n.about"
-	if has_ambient "$n"; then
+	case $(ambient "$n") in
+	yes)
+		judge='$2 != "test_execve"' ;;
+	unknown)
+		echo "$n: the probe of the ambient set gave no answer (see $n.abi): judging every test"
 		judge='$2 != "test_execve"'
-	else
+		bad=1 ;;
+	no)
 		echo "$n: no ambient set: prctl(PR_CAP_AMBIENT) $(sed -n 's/^prctl_cap_ambient=//p' "$OUT/$n.abi"), CapAmb line $(sed -n 's/^capamb_line=//p' "$OUT/$n.abi"); judged on $OTHER_SETS alone (the other sets' rules)"
-		judge="\$2 == \"$OTHER_SETS\""
-	fi
+		judge="\$2 == \"$OTHER_SETS\"" ;;
+	esac
 	awk -F'\t' -v n="$n" "$judge"' && $3 != "(program exit status)" { c[$1]++ }
 		END { printf "%s: %d passed, %d failed, %d skipped, %d crashed the runtime (judged tests)\n",
 			n, c["PASS"], c["FAIL"], c["SKIP"], c["CRASH"] }' "$OUT/$n.tsv"
@@ -242,8 +272,14 @@ for n in $runtimes; do
 		bad=1
 	fi
 	crashes=$(awk -F'\t' '$1 == "CRASH"' "$OUT/$n.tsv" | wc -l)
-	[ "$crashes" -eq 0 ] ||
-		echo "$n: the runtime itself crashed (no result in 3 runs) on $crashes tests: see $n.log"
+	if [ "$crashes" -ne 0 ]; then
+		echo "$n: the runtime crashed or hung 3 times on each of $crashes tests: see $n.log"
+		bad=1
+	fi
+	if [ "$(awk -F'\t' "$judge"' && $1 == "PASS"' "$OUT/$n.tsv" | wc -l)" -eq 0 ]; then
+		echo "$n: no judged test passed: the runtime did not run the suite"
+		bad=1
+	fi
 	fails=$(awk -F'\t' "$judge"' && $1 == "FAIL" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
 	[ -z "$fails" ] || { echo "$n: judged FAILs and the first check each failed:"; echo "$fails"; }
 	skips=$(awk -F'\t' '$1 == "SKIP" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
@@ -254,5 +290,5 @@ while read -r r st; do
 	[ "$st" = 0 ] || { echo "stock: reproducer $r exits with ${st:-nothing}, not 0: it is wrong about Linux"; bad=1; }
 done < <(awk '/^\$ / { r = $2 } /^exit status/ { print r, $3 }' "$OUT/stock.repro")
 echo "stock: $(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$OUT/stock.tsv")"
-echo "table: build/conformance/${table##*/}; reproducers: build/conformance/*.repro"
+echo "table: ${table#"$TOP"/}; reproducers: ${OUT#"$TOP"/}/*.repro"
 [ "$failed" -eq 0 ] && [ "$bad" -eq 0 ]

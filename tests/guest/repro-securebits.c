@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reproducer: prctl(PR_GET_SECUREBITS) and prctl(PR_SET_SECUREBITS)
- * (Linux 2.6.26 and later, capabilities(7)).  Run as root holding
- * CAP_SETPCAP, with no securebits set.  On Linux it prints the "expected"
- * values and exits 0; it exits 1 if any differs.
+ * Reproducer: prctl(PR_GET_SECUREBITS) and prctl(PR_SET_SECUREBITS), which
+ * Linux has had since 2.6.26 (capabilities(7), PR_SET_SECUREBITS(2const)).
+ * Run it as root holding CAP_SETPCAP, with no securebit set, as any
+ * container's root is:
+ *
+ *   gcc -static -o repro-securebits repro-securebits.c
+ *   runsc --network=none do ./repro-securebits
+ *
+ * Each line shows what a call returned beside what Linux returns.  On
+ * Linux it exits 0; it exits 1 if any call differs, 2 if it cannot start.
  */
 #include <errno.h>
 #include <linux/capability.h>
@@ -33,6 +39,16 @@ int main(void)
 	struct __user_cap_data_struct data[2] = {};
 	int bad = 0;
 
+	if (syscall(SYS_capget, &hdr, data) ||
+	    !(data[0].effective & (1U << CAP_SETPCAP))) {
+		printf("run me as root holding CAP_SETPCAP\n");
+		return 2;
+	}
+	if (prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) > 0) {
+		printf("run me with no securebit set\n");
+		return 2;
+	}
+
 	bad |= check("prctl(PR_GET_SECUREBITS)",
 		     prctl(PR_GET_SECUREBITS, 0, 0, 0, 0), 0, 0);
 	bad |= check("prctl(PR_SET_SECUREBITS, KEEP_CAPS)",
@@ -43,11 +59,11 @@ int main(void)
 		     prctl(PR_SET_SECUREBITS, 1UL << 30, 0, 0, 0), -1, EPERM);
 
 	/* without CAP_SETPCAP in the effective set */
-	if (syscall(SYS_capget, &hdr, data))
-		return 2;
 	data[0].effective &= ~(1U << CAP_SETPCAP);
-	if (syscall(SYS_capset, &hdr, data))
+	if (syscall(SYS_capset, &hdr, data)) {
+		printf("capset: %s\n", strerror(errno));
 		return 2;
+	}
 	bad |= check("prctl(PR_SET_SECUREBITS, 0), no SETPCAP",
 		     prctl(PR_SET_SECUREBITS, 0, 0, 0, 0), -1, EPERM);
 	return bad;
