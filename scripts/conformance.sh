@@ -41,6 +41,17 @@ lock conformance
 mkdir -p "$OUT"
 command -v timeout >/dev/null || die "timeout is missing" "run make deps (package coreutils)"
 
+# A command prefix is checked before anything runs; the tests run from
+# another directory, so its command is named absolutely.
+case $runtime in
+gvisor | qemu) ;;
+*)
+	read -ra words <<<"$runtime"
+	words[0]=$(command -v "${words[0]}") && [ "${words[0]#/}" != "${words[0]}" ] ||
+		die "no command '${runtime%% *}'" "give RUNTIME as a command prefix, such as '/usr/bin/runsc do'"
+	;;
+esac
+
 # The suite, the probe and the reproducers, built once for every runtime.
 phase payload "$TOP/scripts/payload.sh" || die "building the payload failed" "read the lines above"
 repros=$(cd "$GUEST_BIN" && ls repro-* 2>/dev/null) ||
@@ -176,10 +187,6 @@ qemu)
 	;;
 *)
 	name=custom
-	read -ra words <<<"$runtime"
-	# the tests run from another directory: name the command absolutely
-	words[0]=$(command -v "${words[0]}") && [ "${words[0]#/}" != "${words[0]}" ] ||
-		die "no command '${runtime%% *}'" "give RUNTIME as a command prefix, such as '/usr/bin/runsc do'"
 	echo "$name: ${words[*]}" >"$OUT/$name.about"
 	run_in "$name" "${words[@]}" || failed=$((failed + 1))
 	runtimes=" $name"
