@@ -130,8 +130,8 @@ cover_form() {
 	local f=$TOP/cover-letter.txt lines
 	lines=$(($(wc -l <"$f") - 2))	# the subject line and the blank after it
 	expect "lines of prose" "$((lines <= 80))" 1 && echo "  ($lines)" &&
-	expect "v4.3 in the first 15 lines" "$(head -n 16 "$f" | grep -q 'v4\.3' && echo yes || echo no)" yes &&
-	expect "58319057b784 in the first 15 lines" "$(head -n 16 "$f" | grep -q 58319057b784 && echo yes || echo no)" yes
+	expect "v4.3 in the first 15 lines" "$(grep -q 'v4\.3' <(head -n 16 "$f") && echo yes || echo no)" yes &&
+	expect "58319057b784 in the first 15 lines" "$(grep -q 58319057b784 <(head -n 16 "$f") && echo yes || echo no)" yes
 }
 
 # The KUnit figures the cover letter states are those just measured: the

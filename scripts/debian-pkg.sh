@@ -81,7 +81,7 @@ versions=$(apt-cache "${APT_OPTS[@]}" madison "$pkg" 2>>"$log" | awk -F'|' '{ gs
 	    "check the package name, or set DEBIAN_MIRROR / DEBIAN_SECURITY to archives that have it"
 want=$pin
 rm -f "$dest/PIN-GONE"
-if ! printf '%s\n' "$versions" | grep -qxF "$pin"; then
+if ! grep -qxF -- "$pin" <<<"$versions"; then
 	want=${versions%%$'\n'*}
 	echo "$pin" >"$dest/PIN-GONE"
 	loud "$pkg $pin, the pinned version, is gone from the archive; taking the newest, $want." \

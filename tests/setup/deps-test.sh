@@ -74,13 +74,15 @@ asked_to_install() {	# the packages apt-get install was asked for, sorted, on on
 	sed -n 's/^apt-get \(.* \)\{0,1\}install //p' "$STATE/log" | tr ' ' '\n' |
 		sed '/^-/d;/^$/d' | sort | paste -sd' '
 }
-said() { printf '%s\n' "$out" | grep -q -- "$1"; }
+# (not a pipe into grep -q: under pipefail, grep quitting at the first match
+# can kill printf with SIGPIPE and fail a check that matched)
+said() { grep -q -- "$1" <<<"$out"; }
 updates() { grep -c '^apt-get .* update$' "$STATE/log"; }
 private() {	# every update and download went through the private configuration
 	local calls
 	calls=$(grep -E '^apt-get .* (update|download) ?' "$STATE/log") || return 1
-	! printf '%s\n' "$calls" | grep -v "Dir::Etc::sourcelist=$STATE/build/apt/" | grep -q . &&
-	! printf '%s\n' "$calls" | grep -v 'Dir::Etc::sourceparts=/dev/null' | grep -q .
+	[ -z "$(grep -v "Dir::Etc::sourcelist=$STATE/build/apt/" <<<"$calls")" ] &&
+	[ -z "$(grep -v 'Dir::Etc::sourceparts=/dev/null' <<<"$calls")" ]
 }
 version() { cat "$STATE/build/debian/$PKG/VERSION" 2>/dev/null; }
 lines() { printf '%s\n' "$out" | sed '/^$/d' | wc -l; }
