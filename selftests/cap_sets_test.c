@@ -275,12 +275,29 @@ FIXTURE(root_leaving) {};
 
 FIXTURE_VARIANT(root_leaving) {
 	unsigned long securebits;
+	/* PR_SET_KEEPCAPS, the prctl() form of SECBIT_KEEP_CAPS */
+	bool keepcaps_prctl;
+	/* setuid(2) instead of setresuid(2) */
+	bool by_setuid;
 	bool keeps_permitted;
 	bool keeps_effective;
 };
 
 FIXTURE_VARIANT_ADD(root_leaving, no_securebits) {
 	.keeps_permitted = false,
+	.keeps_effective = false,
+};
+
+FIXTURE_VARIANT_ADD(root_leaving, setuid) {
+	.by_setuid = true,
+	.keeps_permitted = false,
+	.keeps_effective = false,
+};
+
+FIXTURE_VARIANT_ADD(root_leaving, setuid_keepcaps_prctl) {
+	.keepcaps_prctl = true,
+	.by_setuid = true,
+	.keeps_permitted = true,
 	.keeps_effective = false,
 };
 
@@ -322,11 +339,112 @@ TEST_F(root_leaving, permitted_and_effective)
 			SKIP(return, "%s", why);
 	}
 
-	ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID,
-			     NOBODY_UID));
+	if (variant->keepcaps_prctl)
+		ASSERT_EQ(0, prctl(PR_SET_KEEPCAPS, 1UL, 0UL, 0UL, 0UL));
+
+	if (variant->by_setuid) {
+		ASSERT_EQ(0, syscall(SYS_setuid, NOBODY_UID));
+	} else {
+		ASSERT_EQ(0, syscall(SYS_setresuid, NOBODY_UID, NOBODY_UID,
+				     NOBODY_UID));
+	}
 	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
 	EXPECT_EQ(variant->keeps_permitted ? all : EMPTY_SET, prm & all);
 	EXPECT_EQ(variant->keeps_effective ? all : EMPTY_SET, eff & all);
+}
+
+/*
+ * capset() refuses to let pP grow, pE leave pP, or pI grow beyond pI | pP
+ * without CAP_SETPCAP in pE or beyond pI | pBnd with it; within those
+ * bounds pI may grow.  Each variant first takes CAP_NET_RAW out of pE, pP
+ * and pI (and, if it says so, out of pBnd or CAP_SETPCAP out of pE), then
+ * asks to add CAP_NET_RAW back to the sets it names.
+ */
+FIXTURE(capset_change) {};
+
+FIXTURE_VARIANT(capset_change) {
+	bool drop_from_bounding_set;
+	bool drop_setpcap;
+	bool to_effective;
+	bool to_permitted;
+	bool to_inheritable;
+	/* 0, or the errno of the refusal */
+	int error;
+};
+
+FIXTURE_VARIANT_ADD(capset_change, permitted_cannot_grow) {
+	.to_permitted = true,
+	.error = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(capset_change, effective_not_beyond_permitted) {
+	.to_effective = true,
+	.error = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(capset_change, inheritable_beyond_permitted_needs_setpcap) {
+	.drop_setpcap = true,
+	.to_inheritable = true,
+	.error = EPERM,
+};
+
+FIXTURE_VARIANT_ADD(capset_change, inheritable_within_bounding_set_with_setpcap) {
+	.to_inheritable = true,
+	.error = 0,
+};
+
+FIXTURE_VARIANT_ADD(capset_change, inheritable_not_beyond_bounding_set) {
+	.drop_from_bounding_set = true,
+	.to_inheritable = true,
+	.error = EPERM,
+};
+
+FIXTURE_SETUP(capset_change)
+{
+	const char *why = setup_caps(_metadata);
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (prctl(PR_CAPBSET_READ, CAP_NET_RAW, 0UL, 0UL, 0UL) != 1)
+		SKIP(return, "CAP_NET_RAW is not in the bounding set");
+}
+
+FIXTURE_TEARDOWN(capset_change)
+{
+}
+
+TEST_F(capset_change, result)
+{
+	const __u64 raw = BIT_CAP(CAP_NET_RAW);
+	__u64 eff, prm, inh, eff2, prm2, inh2;
+	int ret;
+
+	if (variant->drop_from_bounding_set)
+		ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_NET_RAW, 0UL, 0UL, 0UL));
+	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
+	eff &= ~raw;
+	prm &= ~raw;
+	inh &= ~raw;
+	if (variant->drop_setpcap)
+		eff &= ~BIT_CAP(CAP_SETPCAP);
+	set_caps(_metadata, eff, prm, inh);
+
+	errno = 0;
+	ret = raw_capset(eff | (variant->to_effective ? raw : 0),
+			 prm | (variant->to_permitted ? raw : 0),
+			 inh | (variant->to_inheritable ? raw : 0));
+	ASSERT_EQ(0, raw_capget(&eff2, &prm2, &inh2));
+	if (variant->error) {
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(variant->error, errno);
+		/* nothing changed */
+		EXPECT_EQ(eff, eff2);
+		EXPECT_EQ(prm, prm2);
+		EXPECT_EQ(inh, inh2);
+	} else {
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ(inh | raw, inh2);
+	}
 }
 
 TEST_HARNESS_MAIN
