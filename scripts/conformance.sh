@@ -126,7 +126,7 @@ run_in() {
 		*"# SKIP"*) printf 'SKIP\t%s\t%s\t%s\n' "$prog" "$test" "${line#*# SKIP }" ;;
 		"not ok"*)	# with the first check that failed
 			printf 'FAIL\t%s\t%s\t%s\n' "$prog" "$test" \
-				"$(grep -m1 -E '^# ([^ ]+\.c:[0-9]+:|.*(terminated|by signal))' <<<"$out" |
+				"$(grep -m1 -E '^# ([^ ]+\.[ch]:[0-9]+:|.*(terminated|by signal))' <<<"$out" |
 					sed 's/^# //' || true)" ;;
 		*) printf 'PASS\t%s\t%s\n' "$prog" "$test" ;;
 		esac >>"$OUT/$name.tsv"
@@ -253,49 +253,56 @@ table=$OUT/table-$label.md
 	done
 } >"$table"
 
-# The summary: per runtime, what it lacks and the judged counts.
+# The summary: per runtime, what it lacks and the judged counts (also in
+# summary-RUNTIME.txt, beside the table).
+summary() {
+	local n judge want got crashes fails skips r st bad=0
+	for n in $runtimes; do
+		cat "$OUT/$n.about"
+		case $(ambient "$n") in
+		yes)
+			judge='$2 != "test_execve"' ;;
+		unknown)
+			echo "$n: the probe of the ambient set gave no answer (see $n.abi): judging every test"
+			judge='$2 != "test_execve"'
+			bad=1 ;;
+		no)
+			echo "$n: no ambient set: prctl(PR_CAP_AMBIENT) $(sed -n 's/^prctl_cap_ambient=//p' "$OUT/$n.abi"), CapAmb line $(sed -n 's/^capamb_line=//p' "$OUT/$n.abi"); judged on $OTHER_SETS alone (the other sets' rules)"
+			judge="\$2 == \"$OTHER_SETS\"" ;;
+		esac
+		awk -F'\t' -v n="$n" "$judge"' && $3 != "(program exit status)" { c[$1]++ }
+			END { printf "%s: %d passed, %d failed, %d skipped, %d crashed the runtime (judged tests)\n",
+				n, c["PASS"], c["FAIL"], c["SKIP"], c["CRASH"] }' "$OUT/$n.tsv"
+		# every test asked for has a result here
+		want=$(tests_to_run | wc -l)
+		got=$(awk -F'\t' '$2 != "test_execve" && $3 != "(program exit status)"' "$OUT/$n.tsv" | wc -l)
+		if [ "$got" -ne "$want" ]; then
+			echo "$n: $got results of $want tests: the suite did not run to its end"
+			bad=1
+		fi
+		crashes=$(awk -F'\t' '$1 == "CRASH"' "$OUT/$n.tsv" | wc -l)
+		if [ "$crashes" -ne 0 ]; then
+			echo "$n: the runtime crashed or hung 3 times on each of $crashes tests: see $n.log"
+			bad=1
+		fi
+		if [ "$(awk -F'\t' "$judge"' && $1 == "PASS"' "$OUT/$n.tsv" | wc -l)" -eq 0 ]; then
+			echo "$n: no judged test passed: the runtime did not run the suite"
+			bad=1
+		fi
+		fails=$(awk -F'\t' "$judge"' && $1 == "FAIL" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
+		[ -z "$fails" ] || { echo "$n: judged FAILs and the first check each failed:"; echo "$fails"; }
+		skips=$(awk -F'\t' '$1 == "SKIP" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
+		[ -z "$skips" ] || { echo "$n: SKIPs and the facility each lacks:"; echo "$skips"; }
+	done
+	# A reproducer states Linux's behaviour: on stock it must exit 0.
+	while read -r r st; do
+		[ "$st" = 0 ] || { echo "stock: reproducer $r exits with ${st:-nothing}, not 0: it is wrong about Linux"; bad=1; }
+	done < <(awk '/^\$ / { r = $2 } /^exit status/ { print r, $3 }' "$OUT/stock.repro")
+	[ "$bad" -eq 0 ]
+}
 bad=0
-for n in $runtimes; do
-	cat "$OUT/$n.about"
-	case $(ambient "$n") in
-	yes)
-		judge='$2 != "test_execve"' ;;
-	unknown)
-		echo "$n: the probe of the ambient set gave no answer (see $n.abi): judging every test"
-		judge='$2 != "test_execve"'
-		bad=1 ;;
-	no)
-		echo "$n: no ambient set: prctl(PR_CAP_AMBIENT) $(sed -n 's/^prctl_cap_ambient=//p' "$OUT/$n.abi"), CapAmb line $(sed -n 's/^capamb_line=//p' "$OUT/$n.abi"); judged on $OTHER_SETS alone (the other sets' rules)"
-		judge="\$2 == \"$OTHER_SETS\"" ;;
-	esac
-	awk -F'\t' -v n="$n" "$judge"' && $3 != "(program exit status)" { c[$1]++ }
-		END { printf "%s: %d passed, %d failed, %d skipped, %d crashed the runtime (judged tests)\n",
-			n, c["PASS"], c["FAIL"], c["SKIP"], c["CRASH"] }' "$OUT/$n.tsv"
-	# every test asked for has a result here
-	want=$(tests_to_run | wc -l)
-	got=$(awk -F'\t' '$2 != "test_execve" && $3 != "(program exit status)"' "$OUT/$n.tsv" | wc -l)
-	if [ "$got" -ne "$want" ]; then
-		echo "$n: $got results of $want tests: the suite did not run to its end"
-		bad=1
-	fi
-	crashes=$(awk -F'\t' '$1 == "CRASH"' "$OUT/$n.tsv" | wc -l)
-	if [ "$crashes" -ne 0 ]; then
-		echo "$n: the runtime crashed or hung 3 times on each of $crashes tests: see $n.log"
-		bad=1
-	fi
-	if [ "$(awk -F'\t' "$judge"' && $1 == "PASS"' "$OUT/$n.tsv" | wc -l)" -eq 0 ]; then
-		echo "$n: no judged test passed: the runtime did not run the suite"
-		bad=1
-	fi
-	fails=$(awk -F'\t' "$judge"' && $1 == "FAIL" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
-	[ -z "$fails" ] || { echo "$n: judged FAILs and the first check each failed:"; echo "$fails"; }
-	skips=$(awk -F'\t' '$1 == "SKIP" { print "  " $3 ": " $4 }' "$OUT/$n.tsv")
-	[ -z "$skips" ] || { echo "$n: SKIPs and the facility each lacks:"; echo "$skips"; }
-done
-# A reproducer states Linux's behaviour: on stock it must exit 0.
-while read -r r st; do
-	[ "$st" = 0 ] || { echo "stock: reproducer $r exits with ${st:-nothing}, not 0: it is wrong about Linux"; bad=1; }
-done < <(awk '/^\$ / { r = $2 } /^exit status/ { print r, $3 }' "$OUT/stock.repro")
+summary >"$OUT/summary-$label.txt" || bad=1
+cat "$OUT/summary-$label.txt"
 echo "stock: $(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$OUT/stock.tsv")"
 echo "table: ${table#"$TOP"/}; reproducers: ${OUT#"$TOP"/}/*.repro"
 [ "$failed" -eq 0 ] && [ "$bad" -eq 0 ]
