@@ -42,14 +42,26 @@ static const char *setup_caps(struct __test_metadata *const _metadata)
 	return NULL;
 }
 
+/* setup_caps(), for a test that also takes on the test users' IDs. */
+static const char *setup_ids(struct __test_metadata *const _metadata)
+{
+	const char *why = setup_caps(_metadata);
+
+	if (why)
+		return why;
+	return can_switch_ids() ? NULL : NEED_IDS_REASON;
+}
+
 /*
- * Sets @bits, which a test needs in order to run.  Returns NULL, or why the
- * test cannot run: a kernel without the securebits (the securebits tests
- * fail there).
+ * Sets @bits (if any), which a test needs in order to run.  Returns NULL,
+ * or why the test cannot run: a kernel without the securebits (the
+ * securebits tests fail there).
  */
 static const char *need_securebits(struct __test_metadata *const _metadata,
 				   unsigned long bits)
 {
+	if (!bits)
+		return NULL;
 	if (prctl(PR_GET_SECUREBITS, 0UL, 0UL, 0UL, 0UL) < 0)
 		return "no securebits: PR_GET_SECUREBITS fails";
 	ASSERT_EQ(0, set_securebits(bits))
@@ -229,12 +241,10 @@ FIXTURE_VARIANT_ADD(euid_change, no_setuid_fixup) {
 
 FIXTURE_SETUP(euid_change)
 {
-	const char *why = setup_caps(_metadata);
+	const char *why = setup_ids(_metadata);
 
 	if (why)
 		SKIP(return, "%s", why);
-	if (!can_switch_ids())
-		SKIP(return, NEED_IDS_REASON);
 }
 
 FIXTURE_TEARDOWN(euid_change)
@@ -245,13 +255,11 @@ TEST_F(euid_change, effective_follows_euid)
 {
 	const __u64 all = all_caps();
 	__u64 eff, prm, inh;
+	const char *why;
 
-	if (variant->securebits) {
-		const char *why = need_securebits(_metadata, variant->securebits);
-
-		if (why)
-			SKIP(return, "%s", why);
-	}
+	why = need_securebits(_metadata, variant->securebits);
+	if (why)
+		SKIP(return, "%s", why);
 
 	ASSERT_EQ(0, syscall(SYS_setresuid, -1, NOBODY_UID, -1));
 	ASSERT_EQ(0, raw_capget(&eff, &prm, &inh));
@@ -315,12 +323,10 @@ FIXTURE_VARIANT_ADD(root_leaving, no_setuid_fixup) {
 
 FIXTURE_SETUP(root_leaving)
 {
-	const char *why = setup_caps(_metadata);
+	const char *why = setup_ids(_metadata);
 
 	if (why)
 		SKIP(return, "%s", why);
-	if (!can_switch_ids())
-		SKIP(return, NEED_IDS_REASON);
 }
 
 FIXTURE_TEARDOWN(root_leaving)
@@ -331,13 +337,11 @@ TEST_F(root_leaving, permitted_and_effective)
 {
 	const __u64 all = all_caps();
 	__u64 eff, prm, inh;
+	const char *why;
 
-	if (variant->securebits) {
-		const char *why = need_securebits(_metadata, variant->securebits);
-
-		if (why)
-			SKIP(return, "%s", why);
-	}
+	why = need_securebits(_metadata, variant->securebits);
+	if (why)
+		SKIP(return, "%s", why);
 
 	if (variant->keepcaps_prctl)
 		ASSERT_EQ(0, prctl(PR_SET_KEEPCAPS, 1UL, 0UL, 0UL, 0UL));

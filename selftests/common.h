@@ -379,6 +379,7 @@ static inline const char *become_full_root(void)
 static inline const char *setup_root(struct __test_metadata *const _metadata)
 {
 	const struct rlimit no_rt = {};
+	struct rlimit rt;
 	const char *why;
 	int bits;
 
@@ -396,8 +397,13 @@ static inline const char *setup_root(struct __test_metadata *const _metadata)
 	 */
 	if (bits > 0 && set_securebits((unsigned long)bits & 0xaaaaaaaaUL))
 		return "the securebits are locked and cannot be cleared";
-	/* Real-time priority allowed without CAP_SYS_NICE */
-	ASSERT_EQ(0, setrlimit(RLIMIT_RTPRIO, &no_rt));
+	/*
+	 * Real-time priority allowed without CAP_SYS_NICE: undone where set
+	 * (gVisor refuses even to set an RLIMIT_RTPRIO of 0 again).
+	 */
+	ASSERT_EQ(0, getrlimit(RLIMIT_RTPRIO, &rt));
+	if (rt.rlim_cur || rt.rlim_max)
+		ASSERT_EQ(0, setrlimit(RLIMIT_RTPRIO, &no_rt));
 	fill_inheritable(_metadata);
 	ASSERT_EQ(0, amb_clear_all())
 	{
