@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rules of the other capability sets that the ambient set builds on: who
- * may set the securebits and drop from the bounding set, and how pE
- * follows the effective user ID.  None of these tests touches pA, so they
- * also judge a kernel that lacks the ambient set.
+ * may set the securebits and drop from the bounding set, the bounds that
+ * capset() keeps, and how pP and pE follow the user IDs.  None of these
+ * tests touches pA, so they also judge a kernel that lacks the ambient set.
  *
  * Every test starts as root holding all capabilities in pP and pE with no
- * securebits set, and runs in its own process.  Run by an unprivileged user, a test
- * starts as root of a user namespace of its own instead; the tests that
- * need other user IDs then SKIP.
+ * securebits set, and runs in its own process.  Run by an unprivileged
+ * user, a test starts as root of a user namespace of its own instead; the
+ * tests that need other user IDs then SKIP.
  */
 
 #define _GNU_SOURCE
