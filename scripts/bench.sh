@@ -5,7 +5,7 @@
 # set-user-ID and a file-capability program; prctl(PR_CAP_AMBIENT) IS_SET,
 # LOWER+RAISE, CLEAR_ALL; capget+capset; setresuid round trips.
 #
-#   bench.sh            ROUNDS rounds (default 2); each boots every kernel
+#   bench.sh            ROUNDS rounds (default 3); each boots every kernel
 #                       once, the order rotating: stock, pre-ambient, ambient
 #                       and the layout control (scripts/layout-kernel.sh)
 #   SMOKE=1 bench.sh    one round of a few short batches on the three 6.12
@@ -59,7 +59,7 @@ if [ -n "$SMOKE" ]; then
 	TAG=bench-smoke
 	KERNELS=$FLAVOURS
 else
-	ROUNDS=${ROUNDS:-2} BATCHES=${BATCHES:-6} BATCH_MS=${BATCH_MS:-200}
+	ROUNDS=${ROUNDS:-3} BATCHES=${BATCHES:-6} BATCH_MS=${BATCH_MS:-200}
 	OUT=$BUILD/bench
 	TAG=bench
 	KERNELS="$FLAVOURS layout"
