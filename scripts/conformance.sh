@@ -98,7 +98,7 @@ tests_to_run() {
 # a test whose run reports no result is tried three times, then counted
 # as a crash of the runtime. Returns non-zero if no test reported.
 run_in() {
-	local name=$1 prog test out rc r try line
+	local name=$1 prog test out rc r try line why
 	shift
 	msg "$name: running $(tests_to_run | wc -l) tests, each alone"
 	: >"$OUT/$name.log"
