@@ -214,8 +214,7 @@ cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 msg "kunit.py run --arch=x86_64 in ${wt#"$TOP"/} (log: ${log#"$TOP"/})"
 rm -f "$bin/qemu.cmdline"
-(cd "$wt" && PATH=$bin:$PATH CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
-	KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient KBUILD_BUILD_HOST=workbench \
+(cd "$wt" && PATH=$bin:$PATH \
 	python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 		--kunitconfig="$kunitconfig" --build_dir=.kunit \
 		--make_options "CC=$cc" --make_options "HOSTCC=$cc" \

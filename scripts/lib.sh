@@ -46,6 +46,18 @@ B4_SUITES=trixie
 GVISOR_BUILDS="bookworm 0.0~20221219.0-2+b3 bookworm,bookworm-updates,bookworm-security ptrace
 sid 0.0~20240729.0-7+b1 sid systrap"
 
+# ccache, wherever a script compiles through it: sources named relative to
+# the package (a fresh clone hits another clone's objects), and depend
+# mode, in which a miss takes its dependencies from the compiler's own
+# -MMD file instead of running the preprocessor a second time (without
+# it, a kernel build with an empty cache took 70 % longer than one
+# without ccache; with it, 5 %).
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+# A fixed build identity, for every kernel build: an unchanged tree gives
+# the same image, whether built from nothing or from another's objects.
+export KBUILD_BUILD_TIMESTAMP=2000-01-01 KBUILD_BUILD_USER=ambient \
+	KBUILD_BUILD_HOST=workbench KBUILD_BUILD_VERSION=1
+
 REPO=$BUILD/linux.git		# bare-ish git repository holding all three
 SRC=$BUILD/src			# one worktree per flavour
 OBJ=$BUILD/obj			# one O= output directory per flavour
@@ -128,7 +140,8 @@ build_name() {
 
 # kernel_image FLAVOUR [RUNNER]: set IMAGE to the bzImage to boot. That is
 # $KIMAGE when set; otherwise FLAVOUR is built first (what is stale, as a
-# phase run through RUNNER, default phase) and IMAGE is its bzImage.
+# phase run through RUNNER, default phase; not when up_to_date) and IMAGE
+# is its bzImage.
 kernel_image() {
 	local name
 	name=$(build_name "$1")
@@ -136,8 +149,21 @@ kernel_image() {
 		IMAGE=$KIMAGE
 		return 0
 	fi
+	if up_to_date "$name"; then
+		IMAGE=$OBJ/$name/arch/x86/boot/bzImage
+		return 0
+	fi
 	"${2:-phase}" "kernel $name" "$TOP/scripts/kernel.sh" "$1" || return
 	IMAGE=$OBJ/$name/arch/x86/boot/bzImage
+}
+
+# up_to_date NAME: make check built NAME (a build name, or payload,
+# payload-upstream) in this run, and nothing changes it before the run
+# ends: check.sh lists those in UP_TO_DATE, so that the guests it boots
+# afterwards skip a make that would find nothing to do.
+up_to_date() {
+	case " ${UP_TO_DATE:-} " in *" $1 "*) return 0 ;; esac
+	return 1
 }
 
 # phase NAME CMD...: run CMD, record and print how long it took.
@@ -236,18 +262,13 @@ make_objdir() {
 }
 
 # kmake SRC OBJ MAKE-ARGS...: make in the kernel tree SRC with its objects in
-# OBJ (made by make_objdir), on every CPU, through ccache when there is one,
-# and with a fixed build identity so that an unchanged tree gives the same
-# image.
+# OBJ (made by make_objdir), on every CPU, through ccache when there is one.
 kmake() {
 	local src=$1 obj=$2 cc=gcc hostcc=gcc
 	shift 2
 	make_objdir "$src" "$obj"
 	command -v ccache >/dev/null && cc="ccache gcc" && hostcc="ccache gcc"
-	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
-		KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=ambient \
-		KBUILD_BUILD_HOST=workbench \
-		make -C "$src" O="$obj" CC="$cc" HOSTCC="$hostcc" -j"$(ncpus)" "$@"
+	make -C "$src" O="$obj" CC="$cc" HOSTCC="$hostcc" -j"$(ncpus)" "$@"
 }
 
 # configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel
