@@ -34,6 +34,46 @@ lock "obj-$(build_name "$flavour")"
 make_objdir "$src" "$obj"
 need_space 2000
 
+# seed_from_stock: the first build of pre-ambient or ambient starts from
+# stock's objects. The 6.12 flavours are configured alike but for the
+# KUnit cases' symbol, and differ in a few files. Kbuild compiles again
+# what depends on a file newer than its object and, through fixdep, what
+# reads a configuration symbol that changed; so copy stock's object
+# directory and mark as new the files in which this tree differs from
+# stock's: make then compiles their dependents and nothing else. ccache
+# alone cannot do this: the KUnit symbol changes the generated autoconf.h
+# that every object includes.
+seed_from_stock() {
+	local from=$OBJ/stock real stock_head
+	[ "$kconfig" = minimal ] && [ ! -f "$obj/.config" ] || return 0
+	case $flavour in pre-ambient | ambient) ;; *) return 0 ;; esac
+	[ -f "$from/arch/x86/boot/bzImage" ] || return 0
+	real=$(readlink -f "$obj")
+	stock_head=$(git -C "$SRC/stock" rev-parse HEAD) &&
+	{
+		git -C "$src" diff -z --name-only "$stock_head" &&
+			git -C "$SRC/stock" diff -z --name-only HEAD
+	} | (cd "$src" && xargs -0 -r touch -c --) ||
+		die "cannot list the files in which build/src/$flavour differs from stock" \
+		    "run make tree, then make kernel KERNEL=$flavour again"
+	# Copied aside and moved in whole: a partial copy is never taken for
+	# a configured object directory.
+	msg "starting $flavour from stock's objects"
+	rm -rf "$real.seed"
+	# Kbuild names sources relative to the object directory, but objtool's
+	# own build records paths that name stock's trees: name this tree's,
+	# or its command lines change, objtool is built again and every
+	# object after it.
+	if ! (lock obj-stock && cp -a "$from/." "$real.seed/") ||
+	   ! { grep -rlIZ -e "$SRC/stock/" -e "/\.obj-stock/" "$real.seed" || true; } |
+		xargs -0 -r sed -i -e "s|$SRC/stock/|$SRC/$flavour/|g" -e "s|/\.obj-stock/|/${real##*/}/|g" ||
+	   ! { rm -rf "$real" && mv "$real.seed" "$real"; }; then
+		rm -rf "$real.seed"
+		die "cannot copy build/obj/stock to build/obj/$flavour" "check the free space"
+	fi
+}
+seed_from_stock
+
 # fragments: the selftests' config comes from the series' branch (not
 # whatever commit its worktree has checked out), so the 6.12 kernels, and
 # every step of a bisection, are configured alike; upstream takes it from
