@@ -25,13 +25,14 @@ for tree in "$@"; do
 		die "no ambient selftests in ${dir#"$TOP"/}" "run make tree"
 	for cc in $compilers; do
 		n=0
-		for c in "$dir"/ambient_test.c "$dir"/ambient_exec_test.c "$dir"/cap_dump.c; do
+		for c in "$dir"/ambient_test.c "$dir"/ambient_exec_test.c "$dir"/cap_sets_test.c \
+			 "$dir"/cap_dump.c; do
 			log=$out/$(basename "$tree")-$cc-$(basename "$c" .c).log
 			(cd "$dir" && "$cc" -std=gnu99 -Wall -Wextra -O2 -c -o /dev/null \
 				"$(basename "$c")") >"$log" 2>&1 ||
 				die_log "$log" "$cc cannot compile ${c#"$TOP"/}"
 			# Only warnings whose location is one of the suite's files.
-			ours=$({ grep -E '^(ambient_test\.c|ambient_exec_test\.c|cap_dump\.c|common\.h):[0-9]+:[0-9]+: warning' "$log" || true; })
+			ours=$({ grep -E '^(ambient_test\.c|ambient_exec_test\.c|cap_sets_test\.c|cap_dump\.c|common\.h):[0-9]+:[0-9]+: warning' "$log" || true; })
 			[ -z "$ours" ] || { printf '%s\n' "$ours" | sed 's/^/  /'; }
 			n=$((n + $(printf '%s' "$ours" | grep -c . || true)))
 		done
