@@ -110,7 +110,7 @@ build_kernel() {
 # The table must describe the ambient kernel as the branch is now: make
 # it (incrementally) rather than trusting whatever bzImage is there.
 ambient_image() {
-	"$TOP/scripts/kernel.sh" ambient ||
+	up_to_date ambient || "$TOP/scripts/kernel.sh" ambient ||
 		die "building the ambient kernel failed" "read build/logs/kernel-ambient.log"
 }
 

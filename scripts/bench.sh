@@ -73,7 +73,7 @@ RAW=$OUT/raw
 build() {
 	local k
 	for k in $FLAVOURS; do
-		"$TOP/scripts/kernel.sh" "$k" ||
+		up_to_date "$k" || "$TOP/scripts/kernel.sh" "$k" ||
 			die "building the $k kernel failed" "run make kernel KERNEL=$k and read its log"
 	done
 	case " $KERNELS " in

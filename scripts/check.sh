@@ -25,21 +25,37 @@ CHECKLOGS=$LOGS/check
 rm -rf "$CHECKLOGS"
 mkdir -p "$CHECKLOGS"
 : >"$LOGS/phases.tsv"
-passed=0
-failed=0
+RESULTS=$CHECKLOGS/results.tsv	# PASS|FAIL <tab> NAME, a line per check
+: >"$RESULTS"
 
-# check NAME CMD...: run CMD (output to its own log), count and report.
+# check NAME CMD...: run CMD (output to its own log), report and record its
+# result. The checks run in two lanes at once (lanes below), so results go
+# to a file, not to variables.
 check() {
 	local name=$1 log=$CHECKLOGS/$1.log
 	shift
 	if phase "check $name" "$@" >"$log" 2>&1; then
-		passed=$((passed + 1))
+		printf 'PASS\t%s\n' "$name" >>"$RESULTS"
 		printf 'PASS %s\n' "$name"
 	else
-		failed=$((failed + 1))
+		printf 'FAIL\t%s\n' "$name" >>"$RESULTS"
 		printf 'FAIL %s (log: %s)\n' "$name" "${log#"$TOP"/}"
-		tail -n 15 "$log" | sed 's/^/     | /'
 	fi
+}
+passed() { grep -qxF "PASS	$1" "$RESULTS"; }
+
+# lanes A B: run the functions A and B at once and wait for both. Each
+# lane runs its checks in order. The machine has two CPUs: a kernel build
+# uses both but for its serial steps (configuration, links), a Sphinx,
+# b4, checkpatch or TCG guest run uses one, so a lane of builds beside a
+# lane of single-threaded checks keeps both busy. Two lanes never share
+# a tree or an object directory that one of them changes.
+lanes() {
+	local a b
+	"$1" & a=$!
+	"$2" & b=$!
+	wait "$a" || true
+	wait "$b" || true
 }
 
 results() { cat "$BUILD/results/$1.tsv"; }
@@ -170,102 +186,163 @@ suite_results() {
 # a few (docs/setup.md, "Disk").
 if [ -d "$SRC/stock" ]; then need_space 4000; else need_space 17000; fi
 
-# The set-up logic, against stub package tools (no network, no root).
-check setup-deps-stubbed "$TOP/tests/setup/deps-test.sh"
-phase deps "$TOP/scripts/deps.sh" ||
-	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
-phase tree "$TOP/scripts/tree.sh" ||
-	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
-phase upstream-tree "$TOP/scripts/upstream-tree.sh" ||
-	{ echo "check: $passed passed, $((failed + 1)) failed"; exit 1; }
+# summary: the tail of every failed check's log, the phase times, the
+# count; exits non-zero on any failure.
+summary() {
+	local n p f
+	while IFS=$'\t' read -r p n; do
+		[ "$p" = FAIL ] || continue
+		printf '\nFAIL %s: the end of %s\n' "$n" "${CHECKLOGS#"$TOP"/}/$n.log"
+		tail -n 15 "$CHECKLOGS/$n.log" | sed 's/^/     | /'
+	done <"$RESULTS"
+	printf '\nphase times (s):\n'
+	awk -F'\t' '{ printf "  %-34s %7.1f\n", $1, $2 }' "$LOGS/phases.tsv"
+	p=$(grep -c '^PASS' "$RESULTS" || true)
+	f=$(grep -c '^FAIL' "$RESULTS" || true)
+	printf 'check: %d passed, %d failed\n' "$p" "$f"
+	[ "$f" -eq 0 ]
+}
 
-# Build and boot the four kernels.
-for k in $ALL_FLAVOURS; do
-	check "kernel-$k" "$TOP/scripts/kernel.sh" "$k"
+# The trees, one after the other (they share one git repository).
+phase deps "$TOP/scripts/deps.sh" &&
+	phase tree "$TOP/scripts/tree.sh" &&
+	phase upstream-tree "$TOP/scripts/upstream-tree.sh" || {
+	printf 'FAIL\ttrees\n' >>"$RESULTS"
+	summary
+	exit 1
+}
+
+# ---- First pair of lanes: the kernels, and what needs only the trees ----
+
+build_kernels() {
+	local k
+	# stock first: pre-ambient and ambient start from its objects
+	# (scripts/kernel.sh).
+	for k in $ALL_FLAVOURS; do
+		check "kernel-$k" "$TOP/scripts/kernel.sh" "$k"
+	done
+	check payload "$TOP/scripts/payload.sh"
+	check payload-upstream "$TOP/scripts/payload.sh" upstream
+}
+
+# The series as a submission, the set-up logic, the documents.
+check_submission() {
+	# The set-up logic, against stub package tools (no network, no root).
+	check setup-deps-stubbed "$TOP/tests/setup/deps-test.sh"
+	check uapi-matches-stock "$TOP/scripts/abi-check.sh"
+	check cover-letter-lede-and-length cover_form
+	check series-up-to-date "$TOP/scripts/series.sh" --check
+	# Every rule of tests/rules.md has a test, every test and mutant a rule.
+	check rules-table "$TOP/scripts/rules-check.sh"
+	check checkpatch-strict "$TOP/scripts/checkpatch.sh"
+	# The suite compiles without warnings with gcc and clang at -Wall -Wextra.
+	check suite-no-warnings "$TOP/scripts/suite-warnings.sh"
+	check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
+	# The messages go out under a sender whose name has quotes, accents,
+	# '&' and a backslash: every header and body line must carry it as
+	# git format-patch would (scripts/outgoing-identity.py).
+	local sender='Zoë "Zed" Tëster & Sons \ Co <zoe.tester@example.net>'
+	check b4-send-dry-run env AUTHOR="$sender" DRY_RUN=1 "$TOP/scripts/send.sh"
+	check b4-messages-from-sender env AUTHOR="$sender" "$TOP/scripts/outgoing-check.sh"
+	# make send twice (v1, v2: same change-id, range-diff), b4 prep --check
+	# before each, and make trailers from a saved reply.
+	check b4-flow-v1-v2-trailers "$TOP/tests/b4/flow-test.sh"
+	# The standalone series on Linux 7.2, checked with 7.2's own tools, and
+	# its messages rebuild the branch on a clean 7.2 tree.
+	check upstream-series-up-to-date "$TOP/scripts/upstream-series.sh" --check
+	check upstream-7.2-tools "$TOP/scripts/upstream-check.sh"
+	check upstream-b4-send-dry-run env SERIES=upstream AUTHOR="$sender" DRY_RUN=1 "$TOP/scripts/send.sh"
+	check upstream-b4-messages env SERIES=upstream AUTHOR="$sender" "$TOP/scripts/outgoing-check.sh"
+	check htmldocs-no-new-warnings "$TOP/scripts/htmldocs-check.sh" build/src/ambient build/src/pre-ambient
+}
+
+lanes build_kernels check_submission
+
+# What this run has just built stays as it is until the end: the boots
+# below take it as it is (lib.sh, up_to_date) instead of running a make
+# that would find nothing to do, a dozen times.
+UP_TO_DATE=
+for k in $ALL_FLAVOURS payload payload-upstream; do
+	case $k in payload*) c=$k ;; *) c=kernel-$k ;; esac
+	passed "$c" && UP_TO_DATE="$UP_TO_DATE $k"
 done
-check payload "$TOP/scripts/payload.sh"
-check payload-upstream "$TOP/scripts/payload.sh" upstream
-for k in $ALL_FLAVOURS; do
-	boot "$k" >"$CHECKLOGS/boot-$k.log" 2>&1
-	sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-$k.log"
-done
-check kselftest-stock-passes conforms stock
-check kselftest-ambient-passes conforms ambient
-check kselftest-pre-ambient-fails lacks_ambient pre-ambient
-check kselftest-upstream-passes-as-ambient same_as_ambient upstream
-check suite-has-60-results suite_results stock
-# The KUnit cases (the last patch of series/ on 6.12; mainline's and
-# kunit/'s on 7.2), built into those kernels: one more boot each, in
-# KUnit mode (only then do they run, before /init): every row passes.
-check kunit-ambient-passes "$TOP/scripts/kunit.sh" --boot ambient
-check kunit-upstream-passes "$TOP/scripts/kunit.sh" --boot upstream
-grep -h '^kunit: ' "$CHECKLOGS"/kunit-*-passes.log | sed 's/^/     /' || true
-# No test fails for its environment: installed under /tmp, RLIMIT_RTPRIO
-# raised, a securebit set by the parent, no /etc/passwd, an unprivileged
-# user (whose counts are shown: at least half of the tests must pass).
-check hostile-environments "$TOP/scripts/hostile.sh" stock ambient upstream
-grep '^hostile\[.* unprivileged\]: [0-9]' "$CHECKLOGS/hostile-environments.log" |
-	sed 's/^/     /' || true
+export UP_TO_DATE
 
-# The model-based differential tester, with a fixed seed so that a run is
-# reproducible (make difftest explores new seeds).
-check difftest-stock env SEED=20261203 "$TOP/scripts/difftest.sh" stock 100000
-check difftest-ambient env SEED=20261203 "$TOP/scripts/difftest.sh" ambient 100000
-check difftest-pre-ambient-mismatches env SEED=20261203 EXPECT_MISMATCH=1 IGNORE_CAPAMB=1 \
-	"$TOP/scripts/difftest.sh" pre-ambient 20000
-check bench-smoke env SMOKE=1 "$TOP/scripts/bench.sh"
-# The suite as a conformance test of another runtime: Debian bookworm's
-# gVisor, a few tests each alone (make conformance runs them all, on both
-# of Debian's builds).
-check conformance-gvisor-smoke env SMOKE=1 "$TOP/scripts/conformance.sh" gvisor
-check uapi-matches-stock "$TOP/scripts/abi-check.sh"
-check cover-letter-figures-measured cover_figures
-check cover-letter-lede-and-length cover_form
+# ---- Second pair of lanes: the guests, and the builds after the kernels ----
 
-# The series as a submission.
-check series-up-to-date "$TOP/scripts/series.sh" --check
-# Every rule of tests/rules.md has a test, every test and mutant a rule.
-check rules-table "$TOP/scripts/rules-check.sh"
-check checkpatch-strict "$TOP/scripts/checkpatch.sh"
-# The suite compiles without warnings with gcc and clang at -Wall -Wextra.
-check suite-no-warnings "$TOP/scripts/suite-warnings.sh"
-check standalone-patches-apply-to-stock "$TOP/scripts/standalone.sh"
-# The messages go out under a sender whose name has quotes, accents, '&'
-# and a backslash: every header and body line must carry it as git
-# format-patch would (scripts/outgoing-identity.py).
-SENDER='Zoë "Zed" Tëster & Sons \ Co <zoe.tester@example.net>'
-check b4-send-dry-run env AUTHOR="$SENDER" DRY_RUN=1 "$TOP/scripts/send.sh"
-check b4-messages-from-sender env AUTHOR="$SENDER" "$TOP/scripts/outgoing-check.sh"
-# make send twice (v1, v2: same change-id, range-diff), b4 prep --check
-# before each, and make trailers from a saved reply.
-check b4-flow-v1-v2-trailers "$TOP/tests/b4/flow-test.sh"
-# The standalone series on Linux 7.2, checked with 7.2's own tools, and
-# its messages rebuild the branch on a clean 7.2 tree.
-check upstream-series-up-to-date "$TOP/scripts/upstream-series.sh" --check
-check upstream-7.2-tools "$TOP/scripts/upstream-check.sh"
-check upstream-b4-send-dry-run env SERIES=upstream AUTHOR="$SENDER" DRY_RUN=1 "$TOP/scripts/send.sh"
-check upstream-b4-messages env SERIES=upstream AUTHOR="$SENDER" "$TOP/scripts/outgoing-check.sh"
-check htmldocs-no-new-warnings "$TOP/scripts/htmldocs-check.sh" build/src/ambient build/src/pre-ambient
-check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
+boot() { "$TOP/scripts/kselftest.sh" "$1" || true; }
 
-# Slow builds last.
-check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"
-check every-patch-builds "$TOP/scripts/bisect.sh"
+# Every flavour's suite, the KUnit cases at boot, the hostile environments,
+# the differential tester, the benchmark's and the conformance mode's
+# smoke runs, the man pages' claims: TCG guests, one CPU each.
+run_guests() {
+	local k
+	for k in $ALL_FLAVOURS; do
+		boot "$k" >"$CHECKLOGS/boot-$k.log" 2>&1
+		sed -n '/^kselftest\[/p;/^vm\[/p' "$CHECKLOGS/boot-$k.log"
+	done
+	check kselftest-stock-passes conforms stock
+	check kselftest-ambient-passes conforms ambient
+	check kselftest-pre-ambient-fails lacks_ambient pre-ambient
+	check kselftest-upstream-passes-as-ambient same_as_ambient upstream
+	check suite-has-60-results suite_results stock
+	check cover-letter-figures-measured cover_figures
+	# The KUnit cases (the last patch of series/ on 6.12; mainline's and
+	# kunit/'s on 7.2), built into those kernels: one more boot each, in
+	# KUnit mode (only then do they run, before /init): every row passes.
+	check kunit-ambient-passes "$TOP/scripts/kunit.sh" --boot ambient
+	check kunit-upstream-passes "$TOP/scripts/kunit.sh" --boot upstream
+	grep -h '^kunit: ' "$CHECKLOGS"/kunit-*-passes.log | sed 's/^/     /' || true
+	# No test fails for its environment: installed under /tmp,
+	# RLIMIT_RTPRIO raised, a securebit set by the parent, no /etc/passwd,
+	# an unprivileged user (whose counts are shown: at least half of the
+	# tests must pass).
+	check hostile-environments "$TOP/scripts/hostile.sh" stock ambient upstream
+	grep '^hostile\[.* unprivileged\]: [0-9]' "$CHECKLOGS/hostile-environments.log" |
+		sed 's/^/     /' || true
+	# The model-based differential tester, with a fixed seed so that a run
+	# is reproducible (make difftest explores new seeds).
+	check difftest-stock env SEED=20261203 "$TOP/scripts/difftest.sh" stock 100000
+	check difftest-ambient env SEED=20261203 "$TOP/scripts/difftest.sh" ambient 100000
+	check difftest-pre-ambient-mismatches env SEED=20261203 EXPECT_MISMATCH=1 IGNORE_CAPAMB=1 \
+		"$TOP/scripts/difftest.sh" pre-ambient 20000
+	check bench-smoke env SMOKE=1 "$TOP/scripts/bench.sh"
+	# The suite as a conformance test of another runtime: Debian
+	# bookworm's gVisor, a few tests each alone (make conformance runs them
+	# all, on both of Debian's builds).
+	check conformance-gvisor-smoke env SMOKE=1 "$TOP/scripts/conformance.sh" gvisor
+	check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
+}
+
 # The series compiles with everything optional off: under allnoconfig,
 # what the configuration enables in the top-level directories of the C
 # files it touches (make check-full links the whole allnoconfig kernel).
 touched_dirs() { touched_sources | cut -d/ -f1 | sort -u | sed 's|$|/|'; }
-# shellcheck disable=SC2046 # one target per directory
-check ambient-allnoconfig-compiles env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient $(touched_dirs)
-# A third of the plausible bugs of tests/mutants/, planted one at a time,
-# must each fail the suite (make mutants runs all of them).
-check mutants-killed "$TOP/scripts/mutants.sh" --check
-# The KUnit rows alone (read from those mutants' boots) fail on each of
-# them that changes a function the cases call.
-check kunit-mutants-killed "$TOP/scripts/kunit-mutants.sh" --check
-# The rejected global-mask design: its kernel passes its own kselftest, and
-# the comparison table docs/design.md carries is measured.
-check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
+
+# The builds that come after the kernels: sparse, the allnoconfig
+# compile, the mutants (each an incremental build and a boot) and the
+# rejected design. None changes a flavour's tree or objects; the
+# bisection does, so it runs after both lanes.
+build_more() {
+	check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"
+	# shellcheck disable=SC2046 # one target per directory
+	check ambient-allnoconfig-compiles env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient $(touched_dirs)
+	# A third of the plausible bugs of tests/mutants/, planted one at a
+	# time, must each fail the suite (make mutants runs all of them).
+	check mutants-killed "$TOP/scripts/mutants.sh" --check
+	# The KUnit rows alone (read from those mutants' boots) fail on each of
+	# them that changes a function the cases call.
+	check kunit-mutants-killed "$TOP/scripts/kunit-mutants.sh" --check
+	# The rejected global-mask design: its kernel passes its own kselftest,
+	# and the comparison table docs/design.md carries is measured.
+	check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
+}
+
+lanes run_guests build_more
+
+# Every patch builds on its own: this steps build/src/ambient through the
+# series, so nothing else may use that tree meanwhile.
+check every-patch-builds "$TOP/scripts/bisect.sh"
 
 # The second tier: each a full build that shares no object with the rest.
 if [ "$tier" = --full ]; then
@@ -285,7 +362,4 @@ if [ "$tier" = --full ]; then
 fi
 check cover-letter-kunit-figures cover_kunit
 
-printf '\nphase times (s):\n'
-awk -F'\t' '{ printf "  %-34s %7.1f\n", $1, $2 }' "$LOGS/phases.tsv"
-printf 'check: %d passed, %d failed\n' "$passed" "$failed"
-[ "$failed" -eq 0 ]
+summary

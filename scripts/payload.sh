@@ -26,6 +26,7 @@ else
 	PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
 	HDR=$BUILD/uapi
 fi
+up_to_date "$(basename "$PAYLOAD")" && exit 0
 mini=$PAYLOAD/src
 root=$PAYLOAD/root
 lock "payload-$(basename "$PAYLOAD")"

@@ -62,6 +62,8 @@ choose_accel() {
 		echo "$ACCEL"
 		return
 	fi
+	# One probe at a time: guests of two lanes of make check start at once.
+	lock accel-probe
 	if [ ! -f "$BUILD/accel" ]; then
 		local verdict="tcg (no usable /dev/kvm)"
 		if [ -w /dev/kvm ]; then
@@ -72,7 +74,7 @@ choose_accel() {
 				verdict="tcg (a KVM guest did not start within 10 s)"
 			fi
 		fi
-		echo "$verdict" >"$BUILD/accel"
+		echo "$verdict" >"$BUILD/accel.new" && mv "$BUILD/accel.new" "$BUILD/accel"
 	fi
 	msg "accelerator: $(cat "$BUILD/accel")"
 	cut -d' ' -f1 "$BUILD/accel"
