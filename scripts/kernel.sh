@@ -14,7 +14,9 @@
 #   tinyconfig, allnoconfig
 #                      the plain kernel targets, to prove the code builds
 #                      with everything optional off; build/obj/FLAVOUR-KCONFIG
-# The log goes to build/logs/kernel-FLAVOUR[-KCONFIG].log.
+# The log goes to build/logs/kernel-FLAVOUR[-KCONFIG].log. TREE=NAME
+# builds the worktree build/src/NAME instead (into build/obj/NAME, log
+# kernel-NAME.log), configured as FLAVOUR: the bisection's steps.
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:?usage: kernel.sh FLAVOUR [make-args...]}
@@ -25,54 +27,25 @@ case $kconfig in
 minimal | debug | tinyconfig | allnoconfig) ;;
 *) die "unknown KCONFIG '$kconfig'" "use minimal, debug, tinyconfig or allnoconfig" ;;
 esac
-src=$SRC/$flavour
-obj=$OBJ/$(build_name "$flavour")
-log=$LOGS/kernel-$(build_name "$flavour").log
+tree=${TREE:-$flavour}
+src=$SRC/$tree
+obj=$OBJ/$(build_name "$tree")
+log=$LOGS/kernel-$(build_name "$tree").log
 
-lock "obj-$(build_name "$flavour")"
+lock "obj-$(build_name "$tree")"
 [ -f "$src/Makefile" ] || die "no kernel tree at $src" "run make tree"
 make_objdir "$src" "$obj"
 need_space 2000
 
-# seed_from_stock: the first build of pre-ambient or ambient starts from
-# stock's objects. The 6.12 flavours are configured alike but for the
-# KUnit cases' symbol, and differ in a few files. Kbuild compiles again
-# what depends on a file newer than its object and, through fixdep, what
-# reads a configuration symbol that changed; so copy stock's object
-# directory and mark as new the files in which this tree differs from
-# stock's: make then compiles their dependents and nothing else. ccache
-# alone cannot do this: the KUnit symbol changes the generated autoconf.h
-# that every object includes.
-seed_from_stock() {
-	local from=$OBJ/stock real stock_head
-	[ "$kconfig" = minimal ] && [ ! -f "$obj/.config" ] || return 0
-	case $flavour in pre-ambient | ambient) ;; *) return 0 ;; esac
-	[ -f "$from/arch/x86/boot/bzImage" ] || return 0
-	real=$(readlink -f "$obj")
-	stock_head=$(git -C "$SRC/stock" rev-parse HEAD) &&
-	{
-		git -C "$src" diff -z --name-only "$stock_head" &&
-			git -C "$SRC/stock" diff -z --name-only HEAD
-	} | (cd "$src" && xargs -0 -r touch -c --) ||
-		die "cannot list the files in which build/src/$flavour differs from stock" \
-		    "run make tree, then make kernel KERNEL=$flavour again"
-	# Copied aside and moved in whole: a partial copy is never taken for
-	# a configured object directory.
-	msg "starting $flavour from stock's objects"
-	rm -rf "$real.seed"
-	# Kbuild names sources relative to the object directory, but objtool's
-	# own build records paths that name stock's trees: name this tree's,
-	# or its command lines change, objtool is built again and every
-	# object after it.
-	if ! (lock obj-stock && cp -a "$from/." "$real.seed/") ||
-	   ! { grep -rlIZ -e "$SRC/stock/" -e "/\.obj-stock/" "$real.seed" || true; } |
-		xargs -0 -r sed -i -e "s|$SRC/stock/|$SRC/$flavour/|g" -e "s|/\.obj-stock/|/${real##*/}/|g" ||
-	   ! { rm -rf "$real" && mv "$real.seed" "$real"; }; then
-		rm -rf "$real.seed"
-		die "cannot copy build/obj/stock to build/obj/$flavour" "check the free space"
-	fi
-}
-seed_from_stock
+# The first build of a 6.12 tree other than stock starts from stock's
+# objects (lib.sh, seed_objdir): the 6.12 trees are configured alike but
+# for the KUnit cases' symbol and differ in a few files, so make then
+# compiles little. ccache alone cannot do this: the KUnit symbol changes
+# the generated autoconf.h, which every object includes.
+if [ "$kconfig" = minimal ] && [ ! -f "$obj/.config" ] && [ "$tree" != stock ] &&
+   [ "$flavour" != upstream ] && [ -f "$OBJ/stock/arch/x86/boot/bzImage" ]; then
+	seed_objdir stock "$src" "$obj"
+fi
 
 # fragments: the selftests' config comes from the series' branch (not
 # whatever commit its worktree has checked out), so the 6.12 kernels, and

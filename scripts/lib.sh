@@ -261,6 +261,40 @@ make_objdir() {
 		die "cannot create the object directory $real" "check the free space"
 }
 
+# seed_objdir FROM SRC OBJ: fill OBJ, the empty object directory of the
+# kernel tree SRC, from the objects of the tree build/src/FROM, so that
+# make compiles only what SRC changes. Kbuild compiles again what depends
+# on a file newer than its object and, through fixdep, what reads a
+# configuration symbol that changed. So FROM's objects are copied and
+# stamped now, and then the files in which SRC differs from FROM's are
+# stamped newer. objtool's own build records paths that name FROM's
+# trees: they are renamed, else objtool is built again and every object
+# after it.
+seed_objdir() {
+	local from=$1 src=$2 obj=$3 fobj real head now
+	fobj=$(readlink -f "$OBJ/$from") && real=$(readlink -f "$obj") ||
+		die "no object directory build/obj/$from or ${obj#"$TOP"/}" "run make kernel"
+	head=$(git -C "$SRC/$from" rev-parse HEAD) ||
+		die "build/src/$from is not a git worktree" "run make tree"
+	msg "starting ${obj##*/} from the objects of $from"
+	# Made aside and moved in whole: a partial copy is never taken for a
+	# configured object directory.
+	rm -rf "$real.seed"
+	now=$(date +%s.%N)
+	if ! (lock "obj-$from" && cp -a "$fobj/." "$real.seed/") ||
+	   ! { grep -rlIZ -e "$SRC/$from/" -e "/${fobj##*/}/" "$real.seed" || true; } |
+		xargs -0 -r sed -i -e "s|$SRC/$from/|$src/|g" -e "s|/${fobj##*/}/|/${real##*/}/|g" ||
+	   ! find "$real.seed" -exec touch -h -d "@$now" {} + ||
+	   ! { git -C "$src" diff -z --name-only "$head" &&
+		git -C "$SRC/$from" diff -z --name-only HEAD; } |
+		(cd "$src" && xargs -0 -r touch -c --) ||
+	   ! { rm -rf "$real" && mv "$real.seed" "$real"; }; then
+		rm -rf "$real.seed"
+		die "cannot start ${obj#"$TOP"/} from build/obj/$from" \
+		    "check the free space, and that build/src/$from is a git worktree (make tree)"
+	fi
+}
+
 # kmake SRC OBJ MAKE-ARGS...: make in the kernel tree SRC with its objects in
 # OBJ (made by make_objdir), on every CPU, through ccache when there is one.
 kmake() {
@@ -273,12 +307,16 @@ kmake() {
 
 # configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel
 # tree SRC, with FLAVOUR's .config (make olddefconfig); again only when that
-# .config changed, so that an unchanged one costs no rebuild.
+# .config changed, so that an unchanged one costs no rebuild. An OBJ never
+# configured starts from FLAVOUR's objects (seed_objdir).
 configure_from() {
 	local flavour=$1 src=$2 obj=$3 log=$4
 	[ -f "$OBJ/$flavour/.config" ] ||
 		die "build/obj/$flavour is not configured" "run make kernel KERNEL=$flavour"
 	make_objdir "$src" "$obj"
+	# a first build starts from FLAVOUR's objects
+	[ -f "$obj/.config" ] || [ ! -f "$OBJ/$flavour/arch/x86/boot/bzImage" ] ||
+		seed_objdir "$flavour" "$src" "$obj"
 	cmp -s "$OBJ/$flavour/.config" "$obj/.config.$flavour" && return 0
 	msg "configuring ${obj#"$TOP"/} from build/obj/$flavour/.config"
 	need_space 1500
