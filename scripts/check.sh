@@ -274,7 +274,8 @@ boot() { "$TOP/scripts/kselftest.sh" "$1" || true; }
 
 # Every flavour's suite, the KUnit cases at boot, the hostile environments,
 # the differential tester, the benchmark's and the conformance mode's
-# smoke runs, the man pages' claims: TCG guests, one CPU each.
+# smoke runs, the man pages' claims: TCG guests, one CPU each; and the
+# rejected design (a small build, two boots).
 run_guests() {
 	local k
 	for k in $ALL_FLAVOURS; do
@@ -312,6 +313,9 @@ run_guests() {
 	# all, on both of Debian's builds).
 	check conformance-gvisor-smoke env SMOKE=1 "$TOP/scripts/conformance.sh" gvisor
 	check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
+	# The rejected global-mask design: its kernel passes its own kselftest,
+	# and the comparison table docs/design.md carries is measured.
+	check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
 }
 
 # The series compiles with everything optional off: under allnoconfig,
@@ -320,29 +324,23 @@ run_guests() {
 touched_dirs() { touched_sources | cut -d/ -f1 | sort -u | sed 's|$|/|'; }
 
 # The builds that come after the kernels: sparse, the allnoconfig
-# compile, the mutants (each an incremental build and a boot) and the
-# rejected design. None changes a flavour's tree or objects; the
-# bisection does, so it runs after both lanes.
+# compile, the bisection, the mutants (each an incremental build and a
+# boot). None changes what the guests boot.
 build_more() {
 	check sparse-w1-nothing-new "$TOP/scripts/sparse.sh"
 	# shellcheck disable=SC2046 # one target per directory
 	check ambient-allnoconfig-compiles env KCONFIG=allnoconfig "$TOP/scripts/kernel.sh" ambient $(touched_dirs)
+	# Every patch builds on its own (in a worktree of its own).
+	check every-patch-builds "$TOP/scripts/bisect.sh"
 	# A third of the plausible bugs of tests/mutants/, planted one at a
 	# time, must each fail the suite (make mutants runs all of them).
 	check mutants-killed "$TOP/scripts/mutants.sh" --check
 	# The KUnit rows alone (read from those mutants' boots) fail on each of
 	# them that changes a function the cases call.
 	check kunit-mutants-killed "$TOP/scripts/kunit-mutants.sh" --check
-	# The rejected global-mask design: its kernel passes its own kselftest,
-	# and the comparison table docs/design.md carries is measured.
-	check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
 }
 
 lanes run_guests build_more
-
-# Every patch builds on its own: this steps build/src/ambient through the
-# series, so nothing else may use that tree meanwhile.
-check every-patch-builds "$TOP/scripts/bisect.sh"
 
 # The second tier: each a full build that shares no object with the rest.
 if [ "$tier" = --full ]; then
