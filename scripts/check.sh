@@ -49,11 +49,12 @@ passed() { grep -qxF "PASS	$1" "$RESULTS"; }
 # uses both but for its serial steps (configuration, links), a Sphinx,
 # b4, checkpatch or TCG guest run uses one, so a lane of builds beside a
 # lane of single-threaded checks keeps both busy. Two lanes never share
-# a tree or an object directory that one of them changes.
+# a tree or an object directory that one of them changes. Each lane's
+# time from start to end is a phase of its own ("lane NAME").
 lanes() {
 	local a b
-	"$1" & a=$!
-	"$2" & b=$!
+	phase "lane $1" "$1" & a=$!
+	phase "lane $2" "$2" & b=$!
 	wait "$a" || true
 	wait "$b" || true
 }
