@@ -149,11 +149,7 @@ kernel_image() {
 		IMAGE=$KIMAGE
 		return 0
 	fi
-	if up_to_date "$name"; then
-		IMAGE=$OBJ/$name/arch/x86/boot/bzImage
-		return 0
-	fi
-	"${2:-phase}" "kernel $name" "$TOP/scripts/kernel.sh" "$1" || return
+	up_to_date "$name" || "${2:-phase}" "kernel $name" "$TOP/scripts/kernel.sh" "$1" || return
 	IMAGE=$OBJ/$name/arch/x86/boot/bzImage
 }
 
