@@ -45,19 +45,44 @@ check() {
 passed() { grep -qxF "PASS	$1" "$RESULTS"; }
 
 # lanes A B: run the functions A and B at once and wait for both. Each
-# lane runs its checks in order. The machine has two CPUs: a kernel build
-# uses both but for its serial steps (configuration, links), a Sphinx,
-# b4, checkpatch or TCG guest run uses one, so a lane of builds beside a
+# lane runs its checks in order, then takes queued ones (queue, below)
+# until none is left. The machine has two CPUs: a kernel build uses both
+# but for its serial steps (configuration, links), a Sphinx, b4,
+# checkpatch or TCG guest run uses one, so a lane of builds beside a
 # lane of single-threaded checks keeps both busy. Two lanes never share
 # a tree or an object directory that one of them changes. Each lane's
 # time from start to end is a phase of its own ("lane NAME").
 lanes() {
 	local a b
-	phase "lane $1" "$1" & a=$!
-	phase "lane $2" "$2" & b=$!
+	phase "lane $1" lane "$1" & a=$!
+	phase "lane $2" lane "$2" & b=$!
 	wait "$a" || true
 	wait "$b" || true
 }
+lane() {
+	local f
+	"$1"
+	while f=$(take) && [ -n "$f" ]; do
+		echo "lane $1 takes $f"
+		"$f"
+	done
+}
+
+# queue F...: the functions (each a check or two) that the lane that
+# ends its own checks first takes, in this order. Which lane is longer
+# depends on the machine: on one that forks slowly, builds take twice
+# as long against the guests as on another; the queue keeps the two
+# lanes' ends close on both.
+QUEUE=$CHECKLOGS/queue
+queue() { printf '%s\n' "$@" >"$QUEUE"; }
+take() {	# print the next queued function and drop it from the queue
+	{
+		flock 9
+		sed -n 1p "$QUEUE"
+		sed -i 1d "$QUEUE"
+	} 9>>"$QUEUE.lock"
+}
+: >"$QUEUE"
 
 results() { cat "$BUILD/results/$1.tsv"; }
 count() {	# count FLAVOUR RESULT [PROGRAM-REGEX]
@@ -74,8 +99,6 @@ expect() {	# expect WHAT GOT WANT
 # program in the directory is ours); of ours, the program of the other
 # sets' rules ($OTHER_SETS, lib.sh) never touches pA.
 UPSTREAM=test_execve
-
-boot() { "$TOP/scripts/kselftest.sh" "$1" || true; }
 
 # A kernel that implements the ambient ABI: every test passes.
 conforms() {
@@ -198,6 +221,15 @@ summary() {
 	done <"$RESULTS"
 	printf '\nphase times (s):\n'
 	awk -F'\t' '{ printf "  %-34s %7.1f\n", $1, $2 }' "$LOGS/phases.tsv"
+	# The CPU time of everything the run started, beside its time: how
+	# busy it kept the machine, and a figure to compare runs on machines
+	# of different speed by.
+	# (times in this shell: in a pipe's subshell it would count nothing)
+	times >"$CHECKLOGS/times"
+	awk -v wall="$SECONDS" 'function s(t) { split(t, a, /[ms]/); return a[1] * 60 + a[2] }
+		NR == 2 { u = s($1); k = s($2)
+			printf "cpu: %.0f s (user %.0f, system %.0f) in %d s, %.2f CPUs on average\n",
+				u + k, u, k, wall, wall ? (u + k) / wall : 0 }' "$CHECKLOGS/times"
 	p=$(grep -c '^PASS' "$RESULTS" || true)
 	f=$(grep -c '^FAIL' "$RESULTS" || true)
 	printf 'check: %d passed, %d failed\n' "$p" "$f"
@@ -219,10 +251,15 @@ build_kernels() {
 	local k
 	# stock first: pre-ambient and ambient start from its objects
 	# (scripts/kernel.sh).
-	for k in $ALL_FLAVOURS; do
+	for k in $FLAVOURS; do
 		check "kernel-$k" "$TOP/scripts/kernel.sh" "$k"
 	done
 	check payload "$TOP/scripts/payload.sh"
+}
+
+# Linux 7.2 shares no object with the 6.12 kernels: either lane builds it.
+kernel_upstream() {
+	check kernel-upstream "$TOP/scripts/kernel.sh" upstream
 	check payload-upstream "$TOP/scripts/payload.sh" upstream
 }
 
@@ -257,6 +294,7 @@ check_submission() {
 	check htmldocs-no-new-warnings "$TOP/scripts/htmldocs-check.sh" build/src/ambient build/src/pre-ambient
 }
 
+queue kernel_upstream
 lanes build_kernels check_submission
 
 # What this run has just built stays as it is until the end: the boots
@@ -275,8 +313,7 @@ boot() { "$TOP/scripts/kselftest.sh" "$1" || true; }
 
 # Every flavour's suite, the KUnit cases at boot, the hostile environments,
 # the differential tester, the benchmark's and the conformance mode's
-# smoke runs, the man pages' claims: TCG guests, one CPU each; then the
-# rejected design (a small build, two boots) and the bisection.
+# smoke runs, the man pages' claims: TCG guests, one CPU each.
 run_guests() {
 	local k
 	for k in $ALL_FLAVOURS; do
@@ -314,14 +351,14 @@ run_guests() {
 	# all, on both of Debian's builds).
 	check conformance-gvisor-smoke env SMOKE=1 "$TOP/scripts/conformance.sh" gvisor
 	check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
-	# The rejected global-mask design: its kernel passes its own kselftest,
-	# and the comparison table docs/design.md carries is measured.
-	check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check
-	# Every patch builds on its own (in a worktree of its own). A build,
-	# here because this lane is the shorter one (cold: 455 s against
-	# 650 s with it in the other).
-	check every-patch-builds "$TOP/scripts/bisect.sh"
 }
+
+# Queued for either lane: each a build of its own worktree, and boots.
+# Every patch builds on its own.
+every_patch_builds() { check every-patch-builds "$TOP/scripts/bisect.sh"; }
+# The rejected global-mask design: its kernel passes its own kselftest,
+# and the comparison table docs/design.md carries is measured.
+alternatives() { check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check; }
 
 # The series compiles with everything optional off: under allnoconfig,
 # what the configuration enables in the top-level directories of the C
@@ -343,6 +380,7 @@ build_more() {
 	check kunit-mutants-killed "$TOP/scripts/kunit-mutants.sh" --check
 }
 
+queue every_patch_builds alternatives
 lanes run_guests build_more
 
 # The second tier: each a full build that shares no object with the rest.
