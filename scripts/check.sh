@@ -53,34 +53,47 @@ passed() { grep -qxF "PASS	$1" "$RESULTS"; }
 # a tree or an object directory that one of them changes. Each lane's
 # time from start to end is a phase of its own ("lane NAME").
 lanes() {
-	local a b
+	local a b f
 	phase "lane $1" lane "$1" & a=$!
 	phase "lane $2" lane "$2" & b=$!
 	wait "$a" || true
 	wait "$b" || true
+	# a queued function that no lane ran is a failure, not a silence
+	while read -r f; do
+		printf 'FAIL\tqueued %s (not run)\n' "$f" >>"$RESULTS"
+		printf 'FAIL queued %s: no lane ran it\n' "$f"
+	done <"$QUEUE"
+	: >"$QUEUE"
 }
 lane() {
 	local f
-	"$1"
+	"$1" || true
 	while f=$(take) && [ -n "$f" ]; do
 		echo "lane $1 takes $f"
-		"$f"
+		"$f" || true
 	done
 }
 
 # queue F...: the functions (each a check or two) that the lane that
 # ends its own checks first takes, in this order. Which lane is longer
-# depends on the machine: on one that forks slowly, builds take twice
-# as long against the guests as on another; the queue keeps the two
-# lanes' ends close on both.
+# depends on the machine and the hour: the same run's kernel builds
+# took 2.25 times as long on a slow morning as in the afternoon, its
+# differential tester 1.3 times; the queue keeps the two lanes' ends
+# close on both.
 QUEUE=$CHECKLOGS/queue
-queue() { printf '%s\n' "$@" >"$QUEUE"; }
+queue() {
+	local f
+	for f; do
+		declare -F "$f" >/dev/null || die "queue: no function '$f'" "define it in scripts/check.sh"
+	done
+	printf '%s\n' "$@" >"$QUEUE"
+}
 take() {	# print the next queued function and drop it from the queue
 	{
-		flock 9
-		sed -n 1p "$QUEUE"
-		sed -i 1d "$QUEUE"
-	} 9>>"$QUEUE.lock"
+		flock 9 &&
+			sed -n 1p "$QUEUE" &&
+			sed -i 1d "$QUEUE"
+	} 9>>"$QUEUE.lock" || { echo "error: cannot take from ${QUEUE#"$TOP"/}" >&2; return 1; }
 }
 : >"$QUEUE"
 
@@ -353,7 +366,7 @@ run_guests() {
 	check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
 }
 
-# Queued for either lane: each a build of its own worktree, and boots.
+# Queued for either lane: each builds in a worktree of its own.
 # Every patch builds on its own.
 every_patch_builds() { check every-patch-builds "$TOP/scripts/bisect.sh"; }
 # The rejected global-mask design: its kernel passes its own kselftest,
