@@ -76,10 +76,9 @@ lane() {
 
 # queue F...: the functions (each a check or two) that the lane that
 # ends its own checks first takes, in this order. Which lane is longer
-# depends on the machine and the hour: the same run's kernel builds
-# took 2.25 times as long on a slow morning as in the afternoon, its
-# differential tester 1.3 times; the queue keeps the two lanes' ends
-# close on both.
+# depends on the machine and the hour: one morning a kernel build took
+# 2.25 times as long as that afternoon, the differential tester 1.3
+# times; the queue keeps the two lanes' ends close on both.
 QUEUE=$CHECKLOGS/queue
 queue() {
 	local f
@@ -366,11 +365,11 @@ run_guests() {
 	check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
 }
 
-# Queued for either lane: each builds in a worktree of its own.
-# Every patch builds on its own.
+# Queued for either lane, each building in a worktree of its own: every
+# patch builds on its own; the rejected global-mask design's kernel
+# passes its own kselftest, and the comparison table docs/design.md
+# carries is measured.
 every_patch_builds() { check every-patch-builds "$TOP/scripts/bisect.sh"; }
-# The rejected global-mask design: its kernel passes its own kselftest,
-# and the comparison table docs/design.md carries is measured.
 alternatives() { check alternatives-sysctl "$TOP/scripts/alternatives.sh" --check; }
 
 # The series compiles with everything optional off: under allnoconfig,
