@@ -310,7 +310,6 @@ configure_from() {
 	[ -f "$OBJ/$flavour/.config" ] ||
 		die "build/obj/$flavour is not configured" "run make kernel KERNEL=$flavour"
 	make_objdir "$src" "$obj"
-	# a first build starts from FLAVOUR's objects
 	[ -f "$obj/.config" ] || [ ! -f "$OBJ/$flavour/arch/x86/boot/bzImage" ] ||
 		seed_objdir "$flavour" "$src" "$obj"
 	cmp -s "$OBJ/$flavour/.config" "$obj/.config.$flavour" && return 0

@@ -15,6 +15,9 @@
 #   payload.sh upstream   the suite as the standalone series leaves it on
 #                         Linux 7.2 (test_execve of 7.2 too), 7.2's headers:
 #                         build/payload-upstream
+#   payload.sh ambient|upstream --headers
+#                         only install those UAPI headers (build/uapi,
+#                         build/uapi-upstream), under the payload's lock
 . "$(dirname "$0")/lib.sh"
 
 if [ "${1:-ambient}" = upstream ]; then
@@ -26,11 +29,17 @@ else
 	PAYLOAD=${PAYLOAD:-$BUILD/payload${SELFTESTS_OVERLAY:+-overlay}}
 	HDR=$BUILD/uapi
 fi
+headers_only=
+case ${2:-} in
+"") ;;
+--headers) headers_only=1 ;;
+*) die "unknown option '$2'" "use payload.sh [upstream] [--headers]" ;;
+esac
 up_to_date "$(basename "$PAYLOAD")" && exit 0
 mini=$PAYLOAD/src
 root=$PAYLOAD/root
 lock "payload-$(basename "$PAYLOAD")"
-log=$LOGS/$(basename "$PAYLOAD").log
+log=$LOGS/$(basename "$PAYLOAD")${headers_only:+-headers}.log
 : >"$log"
 
 for f in /usr/bin/setpriv /sbin/capsh /usr/bin/timeout; do
@@ -48,6 +57,7 @@ if [ "$(cat "$HDR/.rev" 2>/dev/null)" != "$hdr_commit" ]; then
 		die_log "$log" "headers_install failed"
 	echo "$hdr_commit" >"$HDR/.rev"
 fi
+[ -z "$headers_only" ] || exit 0
 
 # A minimal tree with the selftests and the few files their Makefiles
 # reach outside their own directory.

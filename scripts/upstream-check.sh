@@ -23,9 +23,9 @@ checkpatch() { "$TOP/scripts/checkpatch.sh" "$S_DIR" "$tree"; }
 
 selftests() {
 	local obj=$OBJ/upstream-selftests log=$LOGS/upstream-selftests.log hdr=$BUILD/uapi-upstream
-	# payload.sh installs the headers once, under its lock: a test of
-	# their directory here could see the other lane's install half done.
-	"$TOP/scripts/payload.sh" upstream >/dev/null ||
+	# payload.sh installs the headers once, under the payload's lock: a
+	# test of their directory here could see an install half done.
+	"$TOP/scripts/payload.sh" upstream --headers >/dev/null ||
 		die "cannot install 7.2's UAPI headers" "run make payload, read its error"
 	rm -rf "$obj"
 	make -C "$tree/tools/testing/selftests" TARGETS=capabilities O="$obj" V=1 \
