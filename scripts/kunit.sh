@@ -210,8 +210,7 @@ if ! { chmod +x "$bin/qemu-system-x86_64.new" &&
 fi
 
 need_space 3000
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
+cc=$(kernel_cc)
 msg "kunit.py run --arch=x86_64 in ${wt#"$TOP"/} (log: ${log#"$TOP"/})"
 rm -f "$bin/qemu.cmdline"
 (cd "$wt" && PATH=$bin:$PATH \

@@ -291,14 +291,25 @@ seed_objdir() {
 	fi
 }
 
+# kernel_cc: the C compiler of every kernel build: gcc, through ccache
+# when there is one, but never for a source that uses .incbin, whose input
+# depend mode cannot see (scripts/ccache-gcc.sh).
+kernel_cc() {
+	if command -v ccache >/dev/null; then
+		printf '%s' "$TOP/scripts/ccache-gcc.sh"
+	else
+		printf gcc
+	fi
+}
+
 # kmake SRC OBJ MAKE-ARGS...: make in the kernel tree SRC with its objects in
-# OBJ (made by make_objdir), on every CPU, through ccache when there is one.
+# OBJ (made by make_objdir), on every CPU, with kernel_cc.
 kmake() {
-	local src=$1 obj=$2 cc=gcc hostcc=gcc
+	local src=$1 obj=$2 cc
 	shift 2
 	make_objdir "$src" "$obj"
-	command -v ccache >/dev/null && cc="ccache gcc" && hostcc="ccache gcc"
-	make -C "$src" O="$obj" CC="$cc" HOSTCC="$hostcc" -j"$(ncpus)" "$@"
+	cc=$(kernel_cc)
+	make -C "$src" O="$obj" CC="$cc" HOSTCC="$cc" -j"$(ncpus)" "$@"
 }
 
 # configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel
