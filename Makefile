@@ -60,8 +60,9 @@ help:
 	@echo '  alternatives  the rejected global-mask design: build, boot, compare with ambient;'
 	@echo '              writes the table into docs/design.md'
 	@echo '  clean       remove build/ (refuses while build/src/ambient has unexported commits)'
-	@echo 'Variables: KIMAGE=bzImage to boot another kernel, SELFTESTS_OVERLAY=dir to try a'
-	@echo '  working copy of the suite, VM_TIMEOUT=s, ACCEL=kvm|tcg to skip the KVM probe.'
+	@echo 'Variables: KIMAGE=bzImage to boot another kernel (KVMLINUX=its vmlinux, when not beside it:'
+	@echo '  every boot checks the build ID), SELFTESTS_OVERLAY=dir to try a working copy of the'
+	@echo '  suite, VM_TIMEOUT=s, ACCEL=kvm|tcg to skip the KVM probe.'
 
 deps:
 	@$(SCRIPTS)/deps.sh

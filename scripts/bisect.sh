@@ -4,8 +4,9 @@
 # Runs in a worktree of its own, build/src/bisect (detached), stepping
 # through the commits oldest first; its objects (build/obj/bisect) start
 # from stock's (scripts/kernel.sh) and make rebuilds only what each step
-# changes. build/src/ambient is not touched, so the bisection may run
-# while that tree's kernel boots.
+# changes. Each step's bzImage must carry the kernel that step built
+# (scripts/identity.sh). build/src/ambient is not touched, so the
+# bisection may run while that tree's kernel boots.
 . "$(dirname "$0")/lib.sh"
 
 wt=$SRC/bisect
@@ -20,7 +21,9 @@ for c in $commits; do
 	n=$((n + 1))
 	reset_worktree "$wt" "$c"
 	start=$(date +%s)
-	if TREE=bisect "$TOP/scripts/kernel.sh" ambient >/dev/null 2>&1; then
+	# each step's image must carry that step's kernel (scripts/identity.sh)
+	if TREE=bisect "$TOP/scripts/kernel.sh" ambient >/dev/null 2>&1 &&
+	   "$TOP/scripts/identity.sh" "$OBJ/bisect/arch/x86/boot/bzImage" >/dev/null; then
 		printf 'patch %2d builds (%3d s): %s\n' "$n" $(($(date +%s) - start)) \
 			"$(git -C "$wt" log -1 --format=%s)"
 	else

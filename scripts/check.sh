@@ -363,6 +363,10 @@ run_guests() {
 	# all, on both of Debian's builds).
 	check conformance-gvisor-smoke env SMOKE=1 "$TOP/scripts/conformance.sh" gvisor
 	check man-pages sh -c '"$0"/scripts/man-tree.sh && "$0"/scripts/man-check.sh' "$TOP"
+	# No boot counts unless its kernel is the one built: the stale-object
+	# mechanism reproduced with the old compiler command and gone with
+	# ours; the guard refuses stock's image claimed as ambient's.
+	check stale-image-and-boot-guard "$TOP/tests/build/stale-image-test.sh" --guard
 }
 
 # Queued for either lane, each building in a worktree of its own: every

@@ -110,6 +110,9 @@ if [ "${1:-}" = --boot ]; then
 	# panic_on_warn=1): then fewer cases report, and the counts say so.
 	VM_MODE=kunit VM_TIMEOUT=${VM_TIMEOUT:-150} \
 		"$TOP/scripts/vm.sh" "kunit-$name" "$image" "$initrd" >"$out.vm" 2>&1 || true
+	[ "$(cat "$BUILD/results/kunit-$name.status" 2>/dev/null)" != wrong-kernel ] ||
+		die "the boot of $name ran another build's kernel: $(grep -m1 'wrong kernel' "$out.vm")" \
+		    "no KUnit result of this boot counts; read ${out#"$TOP"/}.vm"
 	[ -f "$vmlog" ] || die_log "$out.vm" "the guest did not start" "read the log"
 	# KUnit prints its KTAP before /init starts: the parser reads up to
 	# the guest's first "@@" line.
@@ -202,6 +205,11 @@ while [ \$# -gt 0 ]; do
 	esac
 done
 printf '%s\n' "\${args[*]} -accel tcg" >"$bin/qemu.cmdline"
+# the kernel that kunit.py boots must be the one it built (no guest
+# program runs here to report it: the image is checked)
+for ((i = 0; i < \${#args[@]} - 1; i++)); do
+	[ "\${args[i]}" != -kernel ] || "$TOP/scripts/identity.sh" "\${args[i + 1]}" >&2 || exit 1
+done
 exec "$qemu" "\${args[@]}" -accel tcg
 EOF
 if ! { chmod +x "$bin/qemu-system-x86_64.new" &&

@@ -312,6 +312,79 @@ kmake() {
 	make -C "$src" O="$obj" CC="$cc" HOSTCC="$cc" -j"$(ncpus)" "$@"
 }
 
+# Which kernel is which. A bzImage carries its kernel compressed; the
+# GNU build ID that the linker writes into vmlinux (a hash of its whole
+# contents) names that kernel, whichever objects or caches made it.
+#
+# build_id ELF: the build ID of the ELF file ELF, in hex; nothing when it
+# has none.
+build_id() {
+	readelf -n "$1" 2>/dev/null |
+		sed -n 's/^[[:space:]]*Build ID: \([0-9a-f]*\)$/\1/p;T;q' || true
+}
+
+# built_id IMAGE: the build ID of the vmlinux that the build of the
+# bzImage IMAGE produced: that of the object directory's vmlinux for
+# OBJ/arch/x86/boot/bzImage, or the one a copy carries in IMAGE.build-id
+# (scripts/mutants.sh writes it beside the images it keeps). Fails when
+# neither is there.
+built_id() {
+	local vmlinux id
+	if [ -f "$1.build-id" ]; then
+		id=$(cat "$1.build-id")
+	else
+		case $1 in
+		*/arch/x86/boot/bzImage) vmlinux=${1%/arch/x86/boot/bzImage}/vmlinux ;;
+		*) return 1 ;;
+		esac
+		[ -f "$vmlinux" ] || return 1
+		id=$(build_id "$vmlinux")
+	fi
+	[ -n "$id" ] && printf '%s\n' "$id"
+}
+
+# image_id IMAGE: the build ID of the kernel that the bzImage IMAGE
+# carries, which is what QEMU runs (scripts/extract-vmlinux of a kernel
+# tree unpacks it); nothing when it cannot be read.
+image_id() {
+	local x tmp
+	for x in "$SRC"/*/scripts/extract-vmlinux; do
+		[ -f "$x" ] && break
+	done
+	[ -f "$x" ] || return 0
+	tmp=$(mktemp "$BUILD/.vmlinux.XXXXXX") || return 0
+	sh "$x" "$1" >"$tmp" 2>/dev/null && build_id "$tmp"
+	rm -f "$tmp"
+}
+
+# booted_id LOG: the build ID of the kernel that a guest of
+# scripts/guest/init ran, from the hex dump of /sys/kernel/notes it prints
+# ("@@ kernel-notes HEX"): the descriptor of the note of type 3
+# (NT_GNU_BUILD_ID) named "GNU". Nothing when the guest printed none.
+booted_id() {
+	sed -n 's/^@@ kernel-notes \([0-9a-f]*\)$/\1/p' "$1" 2>/dev/null | head -n 1 |
+		awk '{
+			# each note: namesz, descsz, type (32-bit little-endian),
+			# then the name and the descriptor, each padded to 4 bytes
+			for (i = 1; i + 24 <= length($0); ) {
+				n = le32(substr($0, i, 8)); d = le32(substr($0, i + 8, 8))
+				t = le32(substr($0, i + 16, 8))
+				name = substr($0, i + 24, 2 * n)
+				desc = substr($0, i + 24 + 2 * pad(n), 2 * d)
+				if (t == 3 && name == "474e5500") { print desc; exit }
+				i += 24 + 2 * pad(n) + 2 * pad(d)
+			}
+		}
+		function pad(x) { return int((x + 3) / 4) * 4 }
+		function le32(h,   v, k) {
+			v = 0
+			for (k = 7; k >= 1; k -= 2) v = v * 256 + hex(substr(h, k, 2))
+			return v
+		}
+		function hex(h) { return index("0123456789abcdef", substr(h, 1, 1)) * 16 - 16 + \
+			index("0123456789abcdef", substr(h, 2, 1)) - 1 }'
+}
+
 # configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel
 # tree SRC, with FLAVOUR's .config (make olddefconfig); again only when that
 # .config changed, so that an unchanged one costs no rebuild. An OBJ never

@@ -17,7 +17,10 @@
 # results to build/results/NAME.tsv (RESULT<TAB>program<TAB>test, RESULT
 # one of PASS FAIL SKIP; a SKIP adds <TAB>reason). Exits non-zero when the
 # guest did not finish cleanly: timeout, panic, WARN or BUG (panic_on_warn=1
-# turns a WARN into a panic), or a failing kselftest.
+# turns a WARN into a panic), or a failing kselftest; and, writing no
+# results, when the kernel that ran is not BZIMAGE's build's vmlinux
+# (scripts/identity.sh; KVMLINUX names another vmlinux): status
+# wrong-kernel.
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: vm.sh NAME BZIMAGE INITRAMFS}
@@ -87,6 +90,19 @@ mode=${VM_MODE:-kselftest}
 qemu "$accel" "$timeout" "$log" "ambient.mode=$mode" ${VM_APPEND:-} || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+
+# Nothing of a boot counts unless the kernel that ran is the one that was
+# built: a wrong kernel's console log is set aside, so that no reader
+# takes its results, and the run stops.
+if ! ident=$("$TOP/scripts/identity.sh" "$image" "$log" 2>&1); then
+	echo wrong-kernel >"$status"
+	rm -f "$results"
+	mv "$log" "$log.wrong-kernel"
+	printf '%s\n' "$ident" >&2
+	die "vm[$name] booted another build's kernel, not the one built for it (above)" \
+	    "no result of this boot counts (its console log: $log.wrong-kernel)"
+fi
+msg "$ident"
 
 tap_results "$log" >"$results"
 

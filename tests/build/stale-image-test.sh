@@ -6,7 +6,12 @@
 # compressed kernel had the old one's length, and the bzImage then carried
 # another build's kernel (scripts/ccache-gcc.sh).
 #
-#   tests/build/stale-image-test.sh    the mechanism, and the wrapper's premise
+#   tests/build/stale-image-test.sh            the mechanism, the
+#                                              wrapper's premise, no kernel
+#   tests/build/stale-image-test.sh --guard    also the boot guard, on the
+#                                              stock and ambient kernels
+#                                              (make kernel for both, make
+#                                              payload)
 #
 # Prints "ok N - CASE" / "not ok N - CASE"; exits non-zero on any "not ok".
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -79,6 +84,42 @@ for t in stock upstream; do
 		result "no header of build/src/$t uses .incbin" "$([ -z "$hdrs" ] && echo 0 || echo 1)" "$hdrs"
 	fi
 done
+
+if [ "${1:-}" = --guard ]; then
+	stock=$OBJ/stock/arch/x86/boot/bzImage ambient=$OBJ/ambient/arch/x86/boot/bzImage
+	initrd=$BUILD/payload/initramfs.cpio.gz
+	for f in "$stock" "$ambient" "$initrd"; do
+		[ -f "$f" ] || die "no ${f#"$TOP"/}" "run make kernel KERNEL=stock, KERNEL=ambient and make payload"
+	done
+	sid=$(build_id "$OBJ/stock/vmlinux") aid=$(build_id "$OBJ/ambient/vmlinux")
+	result "stock and ambient have build IDs, and they differ" \
+		"$([ -n "$sid" ] && [ -n "$aid" ] && [ "$sid" != "$aid" ] && echo 0 || echo 1)" "stock $sid, ambient $aid"
+
+	out=$("$TOP/scripts/identity.sh" "$stock" 2>&1)
+	result "identity.sh: stock's image carries stock's kernel" $? "$out"
+	out=$(KVMLINUX=$OBJ/ambient/vmlinux "$TOP/scripts/identity.sh" "$stock" 2>&1)
+	rc=$?
+	result "identity.sh: stock's image claimed as ambient's build is refused, both IDs named" \
+		"$([ $rc -ne 0 ] && grep -q "$sid" <<<"$out" && grep -q "$aid" <<<"$out" && echo 0 || echo 1)" "$out"
+
+	# The planted mismatch: boot stock's bzImage claiming ambient's vmlinux.
+	name=identity-planted
+	rm -f "$LOGS/vm-$name.log" "$LOGS/vm-$name.log.wrong-kernel" "$BUILD/results/$name".*
+	out=$(KVMLINUX=$OBJ/ambient/vmlinux VM_MODE=probe VM_TIMEOUT=60 \
+		"$TOP/scripts/vm.sh" "$name" "$stock" "$initrd" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed -n 's/^/    | /; /wrong kernel\|error:/p'
+	result "vm.sh: a boot of stock's image claimed as ambient's stops, naming the booted ($sid) and the built ($aid) ID" \
+		"$([ $rc -ne 0 ] && grep -q "runs build ID $sid (booted" <<<"$out" && grep -q "has build ID $aid" <<<"$out" && echo 0 || echo 1)" \
+		"exit $rc"
+	result "vm.sh: that boot leaves no results and status wrong-kernel" \
+		"$([ ! -e "$BUILD/results/$name.tsv" ] && [ "$(cat "$BUILD/results/$name.status" 2>/dev/null)" = wrong-kernel ] &&
+			[ -f "$LOGS/vm-$name.log.wrong-kernel" ] && [ ! -e "$LOGS/vm-$name.log" ] && echo 0 || echo 1)"
+	out=$(VM_MODE=probe VM_TIMEOUT=60 "$TOP/scripts/vm.sh" identity-true "$stock" "$initrd" 2>&1)
+	rc=$?
+	result "vm.sh: the same boot with stock's own vmlinux passes, booted ID $sid" \
+		"$([ $rc -eq 0 ] && grep -q "identity: $sid (booted" <<<"$out" && echo 0 || echo 1)" "$out"
+fi
 
 echo "stale-image: $((n - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]
