@@ -126,9 +126,17 @@ guest_problem() {
 	*) echo "guest stopped before finishing" ;;
 	esac
 }
-boot() {	# boot NAME: run the suite on the bzImage just built, and keep it
-	cp "$image" "$images/$1.bzImage" || die "cannot copy the bzImage of $1" "check the free space"
+# boot NAME: run the suite on the bzImage just built, and keep it with the
+# build ID of its vmlinux (scripts/kunit-mutants.sh --check boots it). A
+# boot of another build's kernel stops the run: no verdict would be this
+# mutant's.
+boot() {
+	{ cp "$image" "$images/$1.bzImage" && built_id "$image" >"$images/$1.bzImage.build-id"; } ||
+		die "cannot keep the bzImage of $1 and its build ID" "check the free space"
 	"$TOP/scripts/vm.sh" "mutant-$1" "$image" "$initrd" >"$mlogs/$1-vm.log" 2>&1 || true
+	[ "$(status "$1")" != wrong-kernel ] ||
+		die "the boot of mutant $1 ran another build's kernel: $(grep -m1 'wrong kernel' "$mlogs/$1-vm.log")" \
+		    "no mutation score can be trusted; read $mlogs/$1-vm.log"
 }
 now() { date +%s.%N; }
 secs() { printf '%.0f' "$(echo "$2 - $1" | bc)"; }
