@@ -138,6 +138,23 @@ boot() {
 		die "the boot of mutant $1 ran another build's kernel: $(grep -m1 'wrong kernel' "$mlogs/$1-vm.log")" \
 		    "no mutation score can be trusted; read $mlogs/$1-vm.log"
 }
+# own_failures NAME: how many of the failing tests of mutant NAME are
+# tests of the rule that tests/rules.md names NAME under (a * there
+# stands for the variants of a fixture). A mutant killed by other rules'
+# tests alone is suspect: another kernel may have booted, or the rule's
+# own tests miss it.
+own_failures() {
+	local pats t p n=0
+	pats=$(awk -F'|' -v m="\`$1\`" 'NF >= 8 && $2 ~ /^ *[0-9]+ *$/ && index($6, m) { print $5 }' \
+		"$TOP/tests/rules.md" | { grep -oE '`[^`]+`' || true; } | tr -d '`')
+	while read -r t; do
+		while read -r p; do
+			# shellcheck disable=SC2254 # the table's names are patterns
+			case $t in $p) n=$((n + 1)); break ;; esac
+		done <<<"$pats"
+	done < <(res "$1" | awk -F'\t' '$1 == "FAIL" { print $3 }')
+	echo "$n"
+}
 now() { date +%s.%N; }
 secs() { printf '%.0f' "$(echo "$2 - $1" | bc)"; }
 
@@ -167,6 +184,8 @@ msg "unmutated tree: all $baseline tests pass (build $(secs "$t0" "$t1") s, boot
 killed=0
 survived=0
 broken=0
+by_rule=0	# killed with a failing test of the mutant's own rule
+foreign=	# killed by other rules' tests alone
 : >"$summary"
 start=$(now)
 for n in "${names[@]}"; do
@@ -204,6 +223,16 @@ for n in "${names[@]}"; do
 		[ -n "$problem" ] && how="$how${how:+; }$problem"
 		[ "$missing" -gt 0 ] && how="$how${how:+; }$missing of $baseline results missing"
 		killed=$((killed + 1))
+		own=$(own_failures "$n")
+		if [ "$own" -gt 0 ]; then
+			how="$how; $own of its rule's tests fail"
+			by_rule=$((by_rule + 1))
+		elif [ -n "$problem" ]; then
+			how="$how; by the kernel's own check, none of its rule's tests fail"
+		else
+			how="$how; NONE of its rule's tests fail"
+			foreign="$foreign $n"
+		fi
 	fi
 	printf '%-8s %-32s build %4s s, boot %4s s: %s\n' "$verdict" "$n" "$tb" "$tv" "$how"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$verdict" "$how" "$tb" "$tv" >>"$summary"
@@ -213,6 +242,8 @@ reset_tree
 total=${#names[@]}
 printf 'killed %d of %d%s (%s s)\n' "$killed" "$total" \
 	"$([ "$broken" -eq 0 ] || echo ", $broken did not apply or build")" "$(secs "$start" "$(now)")"
+[ -z "$foreign" ] || foreign="; by other rules' tests alone:$foreign"
+printf 'killed by a test of their own rule (tests/rules.md): %d of %d%s\n' "$by_rule" "$killed" "$foreign"
 [ "$survived" -eq 0 ] && [ "$broken" -eq 0 ] ||
 	die "$survived mutant(s) survived, $broken did not apply or build (table above)" \
 	    "a survivor names a rule no test pins: add a test; see tests/mutants/README.md"
