@@ -74,6 +74,10 @@ for n in "${names[@]}"; do
 		    "refresh tests/mutants/$n.patch against build/src/ambient"
 done
 
+# The mutant tree is configured from ambient's build, and starts from its
+# objects: build it first (on a fresh checkout there is none).
+kernel_image ambient ||
+	die "building the ambient kernel failed (above)" "run make kernel KERNEL=ambient and fix the build"
 configure_from ambient "$wt" "$obj" "$mlogs/configure.log"
 
 build() {	# build LOG: incremental bzImage of the worktree as it is
