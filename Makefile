@@ -56,6 +56,8 @@ help:
 	@echo '              runsc builds; RUNTIME=qemu KERNEL=...; RUNTIME="CMD ...": a command prefix):'
 	@echo '              build/conformance/table-RUNTIME.md, docs/conformance.md'
 	@echo '  mutants     plant each bug of tests/mutants/ in turn; the suite must kill every one'
+	@echo '  mutants-generated  the same with mutants made from the code (SAMPLE=N: a fixed sample);'
+	@echo '              every survivor is killed or listed in tests/mutants/equivalent.tsv'
 	@echo '  bench-smoke, difftest-smoke, mutants-smoke   short runs that prove the tools work'
 	@echo '  alternatives  the rejected global-mask design: build, boot, compare with ambient;'
 	@echo '              writes the table into docs/design.md'

@@ -8,11 +8,15 @@
 #   mutants-smoke   the third of them that make check plants
 #   kunit-mutants   the mutants in functions the KUnit cases call, against
 #                   the KUnit cases alone (scripts/kunit-mutants.sh)
+#   mutants-generated  mutants made from the code by scripts/mutants-generate.py
+#                   (SAMPLE=N [SEED=S]: a fixed sample; MUTANTS=ID... some)
 
 MUTANTS_TOP := $(if $(TOP),$(TOP),.)
 MUTANTS ?=
 
-.PHONY: mutants mutants-smoke kunit-mutants
+.PHONY: mutants mutants-smoke kunit-mutants mutants-generated
+SAMPLE ?=
+SEED ?=
 
 mutants: tree
 	@$(MUTANTS_TOP)/scripts/mutants.sh $(MUTANTS)
@@ -22,3 +26,6 @@ mutants-smoke: tree
 
 kunit-mutants: tree
 	@$(MUTANTS_TOP)/scripts/kunit-mutants.sh $(MUTANTS)
+
+mutants-generated: tree
+	@MUTANTS="$(MUTANTS)" $(MUTANTS_TOP)/scripts/mutants-generated.sh $(SAMPLE) $(SEED)

@@ -284,6 +284,8 @@ check_submission() {
 	check series-up-to-date "$TOP/scripts/series.sh" --check
 	# Every rule of tests/rules.md has a test, every test and mutant a rule.
 	check rules-table "$TOP/scripts/rules-check.sh"
+	# The mutant generator on a fixture tree: each operator, stable IDs.
+	check mutants-generator-fixtures "$TOP/tests/mutants/generate-test.sh"
 	check checkpatch-strict "$TOP/scripts/checkpatch.sh"
 	# The suite compiles without warnings with gcc and clang at -Wall -Wextra.
 	check suite-no-warnings "$TOP/scripts/suite-warnings.sh"

@@ -21,13 +21,19 @@
 # build/mutant-images/NAME.bzImage, for scripts/kunit-mutants.sh --check.
 #
 # Exits non-zero if any mutant survives, or does not apply or build.
+#
+# MUTANTS_GENERATED=DIR runs the mutants of DIR instead, as
+# scripts/mutants-generated.sh writes them: no rule of tests/rules.md
+# names them and no image is kept; one that does not build is stillborn
+# (a line "stillborn", not an error); the summary is
+# build/results/mutants-generated.tsv, which that script scores.
 . "$(dirname "$0")/lib.sh"
 
-MUTDIR=$TOP/tests/mutants
+MUTDIR=${MUTANTS_GENERATED:-$TOP/tests/mutants}
 wt=$SRC/mutant
 obj=$OBJ/mutant
 mlogs=$LOGS/mutants
-summary=$BUILD/results/mutants.tsv
+summary=$BUILD/results/mutants${MUTANTS_GENERATED:+-generated}.tsv
 initrd=$BUILD/payload/initramfs.cpio.gz
 image=$obj/arch/x86/boot/bzImage
 images=$BUILD/mutant-images
@@ -37,7 +43,7 @@ export VM_TIMEOUT=${VM_TIMEOUT:-150}
 
 lock obj-mutant
 # Only this run's images: scripts/kunit-mutants.sh --check boots them.
-rm -rf "$images"
+[ -n "${MUTANTS_GENERATED:-}" ] || rm -rf "$images"
 mkdir -p "$mlogs" "$BUILD/results" "$images"
 
 # shellcheck disable=SC2086 # a list of names
@@ -135,7 +141,8 @@ guest_problem() {
 # boot of another build's kernel stops the run: no verdict would be this
 # mutant's.
 boot() {
-	{ cp "$image" "$images/$1.bzImage" && built_id "$image" >"$images/$1.bzImage.build-id"; } ||
+	[ -n "${MUTANTS_GENERATED:-}" ] ||
+		{ cp "$image" "$images/$1.bzImage" && built_id "$image" >"$images/$1.bzImage.build-id"; } ||
 		die "cannot keep the bzImage of $1 and its build ID" "check the free space"
 	"$TOP/scripts/vm.sh" "mutant-$1" "$image" "$initrd" >"$mlogs/$1-vm.log" 2>&1 || true
 	[ "$(status "$1")" != wrong-kernel ] ||
@@ -201,6 +208,11 @@ for n in "${names[@]}"; do
 	}
 	t0=$(now)
 	if ! build "$mlogs/$n-build.log"; then
+		if [ -n "${MUTANTS_GENERATED:-}" ]; then
+			printf 'stillborn %-31s does not build (log: %s)\n' "$n" "$mlogs/$n-build.log"
+			printf '%s\tstillborn\tdoes not build\t%s\t\n' "$n" "$(secs "$t0" "$(now)")" >>"$summary"
+			continue
+		fi
 		printf 'error    %-32s does not build (log: %s)\n' "$n" "$mlogs/$n-build.log"
 		printf '%s\terror\tdoes not build\t%s\t\t\n' "$n" "$(secs "$t0" "$(now)")" >>"$summary"
 		broken=$((broken + 1))
@@ -228,7 +240,9 @@ for n in "${names[@]}"; do
 		[ "$missing" -gt 0 ] && how="$how${how:+; }$missing of $baseline results missing"
 		killed=$((killed + 1))
 		own=$(own_failures "$n")
-		if [ "$own" -gt 0 ]; then
+		if [ -n "${MUTANTS_GENERATED:-}" ]; then
+			:	# no rule names a generated mutant
+		elif [ "$own" -gt 0 ]; then
 			how="$how; $own of its rule's tests fail"
 			by_rule=$((by_rule + 1))
 		elif [ -n "$problem" ]; then
@@ -247,7 +261,8 @@ total=${#names[@]}
 printf 'killed %d of %d%s (%s s)\n' "$killed" "$total" \
 	"$([ "$broken" -eq 0 ] || echo ", $broken did not apply or build")" "$(secs "$start" "$(now)")"
 [ -z "$foreign" ] || foreign="; by other rules' tests alone:$foreign"
-printf 'killed by a test of their own rule (tests/rules.md): %d of %d%s\n' "$by_rule" "$killed" "$foreign"
+[ -n "${MUTANTS_GENERATED:-}" ] ||
+	printf 'killed by a test of their own rule (tests/rules.md): %d of %d%s\n' "$by_rule" "$killed" "$foreign"
 [ "$survived" -eq 0 ] && [ "$broken" -eq 0 ] ||
 	die "$survived mutant(s) survived, $broken did not apply or build (table above)" \
 	    "a survivor names a rule no test pins: add a test; see tests/mutants/README.md"
