@@ -263,6 +263,7 @@ printf 'killed %d of %d%s (%s s)\n' "$killed" "$total" \
 [ -z "$foreign" ] || foreign="; by other rules' tests alone:$foreign"
 [ -n "${MUTANTS_GENERATED:-}" ] ||
 	printf 'killed by a test of their own rule (tests/rules.md): %d of %d%s\n' "$by_rule" "$killed" "$foreign"
-[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ] ||
+# scripts/mutants-generated.sh judges the survivors of generated mutants
+[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ] || [ -n "${MUTANTS_GENERATED:-}" ] ||
 	die "$survived mutant(s) survived, $broken did not apply or build (table above)" \
 	    "a survivor names a rule no test pins: add a test; see tests/mutants/README.md"
