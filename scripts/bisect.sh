@@ -21,15 +21,17 @@ for c in $commits; do
 	n=$((n + 1))
 	reset_worktree "$wt" "$c"
 	start=$(date +%s)
-	# each step's image must carry that step's kernel (scripts/identity.sh)
-	if TREE=bisect "$TOP/scripts/kernel.sh" ambient >/dev/null 2>&1 &&
-	   "$TOP/scripts/identity.sh" "$OBJ/bisect/arch/x86/boot/bzImage" >/dev/null; then
-		printf 'patch %2d builds (%3d s): %s\n' "$n" $(($(date +%s) - start)) \
-			"$(git -C "$wt" log -1 --format=%s)"
-	else
+	if ! TREE=bisect "$TOP/scripts/kernel.sh" ambient >/dev/null 2>&1; then
 		printf 'patch %2d FAILS to build: %s (log: %s)\n' "$n" \
 			"$(git -C "$wt" log -1 --format=%s)" "$LOGS/kernel-bisect.log"
 		exit 1
 	fi
+	# each step's image must carry that step's kernel
+	if ! out=$("$TOP/scripts/identity.sh" "$OBJ/bisect/arch/x86/boot/bzImage" 2>&1); then
+		printf 'patch %2d: its bzImage does not carry the kernel it built: %s\n' "$n" "$out"
+		exit 1
+	fi
+	printf 'patch %2d builds (%3d s): %s\n' "$n" $(($(date +%s) - start)) \
+		"$(git -C "$wt" log -1 --format=%s)"
 done
 echo "$n patches, each builds"

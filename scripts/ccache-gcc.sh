@@ -5,19 +5,13 @@
 #
 #   ccache-gcc.sh GCC-ARGS...
 #
-# ccache runs in depend mode (lib.sh): it keys an object on the source,
-# the compiler's options and the files of the compiler's -MMD output. An
-# .incbin file is none of these: the assembler reads it, the preprocessor
-# never sees it. ccache's other modes find the directive in the
-# preprocessed text and refuse to cache such an object ("unsupported code
-# directive"); depend mode skips the preprocessor, so it cached
-# arch/x86/boot/compressed/piggy.o, which names the compressed kernel only
-# by .incbin and by its two lengths, and handed one build's kernel to the
-# next build whose compressed kernel had the same lengths. This applies
-# ccache's own rule before ccache runs. In the kernel every .incbin stands
-# in a source file itself (piggy.S, rmpiggy.S, initramfs_data.S,
-# kernel/configs.c, ...), never in a header, so reading the source named
-# on the command line is enough; scripts/vm.sh proves it on every boot.
+# ccache in depend mode (lib.sh) keys an object on the files of the
+# compiler's -MMD output, which never names a file pulled in by .incbin;
+# its other modes refuse such objects, and this applies their rule first
+# (docs/setup.md, "Which objects ccache may serve"). In both kernel trees
+# every .incbin stands in a .c or .S source itself, never in a file it
+# includes: tests/build/stale-image-test.sh checks that premise, which
+# reading only the source named on the command line relies on.
 for arg; do
 	case $arg in
 	*.[cSs])

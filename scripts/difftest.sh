@@ -51,6 +51,7 @@ out=$(VM_MODE=run VM_APPEND="ambient.run=difftest ambient.args=$args" \
 	"$PAYLOAD/initramfs.cpio.gz" 2>&1) || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 grep -v '^kselftest\[' <<<"$out" >&2 || true
+refuse_unproven "$name"
 status=$(cat "$BUILD/results/$name.status" 2>/dev/null || echo "no status")
 [ -f "$log" ] || die "the VM did not start (no $log)" "read the messages above"
 

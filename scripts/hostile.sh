@@ -36,6 +36,7 @@ for k in "$@"; do
 		# A failing test makes vm.sh fail: the counts below judge the run.
 		VM_APPEND="ambient.env=$e" "$TOP/scripts/vm.sh" "$name" "$IMAGE" \
 			"$payload/initramfs.cpio.gz" >"$LOGS/hostile-$name.log" 2>&1 || true
+		refuse_unproven "$name"
 		if ! grep -q "^@@ env $e\$" "$LOGS/vm-$name.log" 2>/dev/null; then
 			echo "hostile[$k $e]: the guest did not set up the environment (log: build/logs/vm-$name.log)"
 			bad=1

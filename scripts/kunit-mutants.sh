@@ -117,7 +117,7 @@ fi
 # Their result in $res.
 export KUNIT_MUTANT_CALLER=1	# kunit.sh mutant: this script holds obj-mutant
 run_cases() {
-	local name=$1 out=$2
+	local name=$1 out=$2 rc=0
 	if [ -n "$check" ]; then
 		res=$BUILD/kunit/boot-mutant-$name.result
 		# nothing of an earlier run counts: booted() reads the new log
@@ -125,12 +125,18 @@ run_cases() {
 		[ -f "$BUILD/mutant-images/$name.bzImage" ] ||
 			{ echo "no build/mutant-images/$name.bzImage: scripts/mutants.sh --check did not build it" >"$out"; return 1; }
 		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" \
-			--boot "mutant-$name" "$BUILD/mutant-images/$name.bzImage" >"$out" 2>&1
+			--boot "mutant-$name" "$BUILD/mutant-images/$name.bzImage" >"$out" 2>&1 || rc=$?
+		refuse_unproven "kunit-mutant-$name"
 	else
 		res=$BUILD/kunit/mutant.result
 		rm -f "$res"
-		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" mutant >"$out" 2>&1
+		KUNIT_LOG=$LOGS/mutants/kunit-$name.kunit.log "$TOP/scripts/kunit.sh" mutant >"$out" 2>&1 || rc=$?
+		# a wrong kernel's missing results are no kill
+		[ "$(cat "$BUILD/kunit/mutant.status" 2>/dev/null)" != wrong-kernel ] ||
+			die "kunit.py booted another build's kernel for $name: $(grep -m1 'kunit.py.s image' "$out")" \
+			    "no KUnit verdict counts; read ${out#"$TOP"/}"
 	fi
+	return $rc
 }
 # booted NAME: the guest started (this run) and ran the cases, or crashed
 # while they ran, as opposed to a mutant that never built.

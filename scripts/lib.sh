@@ -362,7 +362,8 @@ image_id() {
 # ("@@ kernel-notes HEX"): the descriptor of the note of type 3
 # (NT_GNU_BUILD_ID) named "GNU". Nothing when the guest printed none.
 booted_id() {
-	sed -n 's/^@@ kernel-notes \([0-9a-f]*\)$/\1/p' "$1" 2>/dev/null | head -n 1 |
+	[ -f "$1" ] || return 0
+	sed -n 's/^@@ kernel-notes \([0-9a-f]*\)$/\1/p' "$1" | head -n 1 |
 		awk '{
 			# each note: namesz, descsz, type (32-bit little-endian),
 			# then the name and the descriptor, each padded to 4 bytes
@@ -371,7 +372,7 @@ booted_id() {
 				t = le32(substr($0, i + 16, 8))
 				name = substr($0, i + 24, 2 * n)
 				desc = substr($0, i + 24 + 2 * pad(n), 2 * d)
-				if (t == 3 && name == "474e5500") { print desc; exit }
+				if (t == 3 && name == "474e5500" && length(desc) == 2 * d) { print desc; exit }
 				i += 24 + 2 * pad(n) + 2 * pad(d)
 			}
 		}
@@ -383,6 +384,19 @@ booted_id() {
 		}
 		function hex(h) { return index("0123456789abcdef", substr(h, 1, 1)) * 16 - 16 + \
 			index("0123456789abcdef", substr(h, 2, 1)) - 1 }'
+}
+
+# refuse_unproven NAME: stop when the last boot of NAME (scripts/vm.sh) ran
+# another build's kernel, or one it could not identify: nothing that boot
+# printed may be read as a result.
+refuse_unproven() {
+	local st
+	st=$(cat "$BUILD/results/$1.status" 2>/dev/null) || return 0
+	case $st in
+	wrong-kernel | unverified)
+		die "the boot of $1 is not proven to have run its build's kernel ($st): $(cat "$BUILD/results/$1.identity" 2>/dev/null)" \
+		    "no output of that boot counts; rebuild the kernel from nothing (remove its object directory) and report the cause" ;;
+	esac
 }
 
 # configure_from FLAVOUR SRC OBJ LOG: configure OBJ, the objects of kernel

@@ -55,7 +55,7 @@ if [ $# -eq 0 ]; then
 	for p in "$MUTDIR"/*.patch; do
 		[ -f "$p" ] && names+=("$(basename "$p" .patch)")
 	done
-	[ ${#names[@]} -gt 0 ] || die "no mutants in tests/mutants" "add NAME.patch files there"
+	[ ${#names[@]} -gt 0 ] || die "no mutants in ${MUTDIR#"$TOP"/}" "add NAME.patch files there"
 else
 	for n in "$@"; do
 		n=${n%.patch}
@@ -77,7 +77,7 @@ done
 for n in "${names[@]}"; do
 	git -C "$wt" apply --check "$MUTDIR/$n.patch" 2>"$mlogs/$n-apply.log" ||
 		die_log "$mlogs/$n-apply.log" "mutant $n no longer applies to the ambient branch" \
-		    "refresh tests/mutants/$n.patch against build/src/ambient"
+		    "refresh ${MUTDIR#"$TOP"/}/$n.patch against build/src/ambient (generated ones: run the generator again)"
 done
 
 # The mutant tree is configured from ambient's build, and starts from its
@@ -143,11 +143,10 @@ guest_problem() {
 boot() {
 	[ -n "${MUTANTS_GENERATED:-}" ] ||
 		{ cp "$image" "$images/$1.bzImage" && built_id "$image" >"$images/$1.bzImage.build-id"; } ||
-		die "cannot keep the bzImage of $1 and its build ID" "check the free space"
+		die "cannot keep the bzImage of $1 with the build ID of its vmlinux" \
+		    "check the free space, and that ${obj#"$TOP"/}/vmlinux exists"
 	"$TOP/scripts/vm.sh" "mutant-$1" "$image" "$initrd" >"$mlogs/$1-vm.log" 2>&1 || true
-	[ "$(status "$1")" != wrong-kernel ] ||
-		die "the boot of mutant $1 ran another build's kernel: $(grep -m1 'wrong kernel' "$mlogs/$1-vm.log")" \
-		    "no mutation score can be trusted; read $mlogs/$1-vm.log"
+	refuse_unproven "mutant-$1"
 }
 # own_failures NAME: how many of the failing tests of mutant NAME are
 # tests of the rule that tests/rules.md names NAME under (a * there
@@ -245,7 +244,7 @@ for n in "${names[@]}"; do
 		elif [ "$own" -gt 0 ]; then
 			how="$how; $own of its rule's tests fail"
 			by_rule=$((by_rule + 1))
-		elif [ -n "$problem" ]; then
+		elif [ "$(status "$n")" = splat ]; then
 			how="$how; by the kernel's own check, none of its rule's tests fail"
 		else
 			how="$how; NONE of its rule's tests fail"

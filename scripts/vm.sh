@@ -18,9 +18,10 @@
 # one of PASS FAIL SKIP; a SKIP adds <TAB>reason). Exits non-zero when the
 # guest did not finish cleanly: timeout, panic, WARN or BUG (panic_on_warn=1
 # turns a WARN into a panic), or a failing kselftest; and, writing no
-# results, when the kernel that ran is not BZIMAGE's build's vmlinux
-# (scripts/identity.sh; KVMLINUX names another vmlinux): status
-# wrong-kernel.
+# results (the console log is moved to vm-NAME.log.unproven), when the
+# kernel that ran is not BZIMAGE's build's vmlinux (scripts/identity.sh;
+# KVMLINUX names another vmlinux): status wrong-kernel, or unverified when
+# that cannot be told, with identity.sh's words in build/results/NAME.identity.
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: vm.sh NAME BZIMAGE INITRAMFS}
@@ -31,13 +32,20 @@ results=$BUILD/results/$name.tsv
 timeout=${VM_TIMEOUT:-300}
 lock "vm-$name"
 status=$BUILD/results/$name.status
+identity=$BUILD/results/$name.identity
 mkdir -p "$BUILD/results"
-rm -f "$status"
+rm -f "$status" "$identity" "$log.unproven"
 
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 is missing" "run make deps (package qemu-system-x86)"
 [ -f "$image" ] || die "no kernel image $image" "run make kernel KERNEL=$name"
 [ -f "$initrd" ] || die "no initramfs $initrd" "run make payload"
+# Which kernel must run: known before the boot, or no boot.
+if ! ident=$("$TOP/scripts/identity.sh" --expect "$image" 2>&1); then
+	echo unverified >"$status"
+	printf '%s\n' "$ident" | tee "$identity" >&2
+	die "vm[$name]: cannot tell which kernel $image must run (above)" "as above"
+fi
 
 bios=
 [ -f /usr/share/qemu/qboot.rom ] && bios="-bios /usr/share/qemu/qboot.rom"
@@ -92,15 +100,18 @@ secs=$(echo "$(date +%s.%N) - $start" | bc)
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
 # Nothing of a boot counts unless the kernel that ran is the one that was
-# built: a wrong kernel's console log is set aside, so that no reader
-# takes its results, and the run stops.
-if ! ident=$("$TOP/scripts/identity.sh" "$image" "$log" 2>&1); then
-	echo wrong-kernel >"$status"
+# built: the console log of a wrong or unidentified kernel is set aside,
+# so that no reader takes its results (lib.sh, refuse_unproven), and the
+# run stops.
+irc=0
+ident=$("$TOP/scripts/identity.sh" "$image" "$log" 2>&1) || irc=$?
+if [ $irc -ne 0 ]; then
+	if [ $irc -eq 1 ]; then echo wrong-kernel; else echo unverified; fi >"$status"
+	printf '%s\n' "$ident" | tee "$identity" >&2
 	rm -f "$results"
-	mv "$log" "$log.wrong-kernel"
-	printf '%s\n' "$ident" >&2
-	die "vm[$name] booted another build's kernel, not the one built for it (above)" \
-	    "no result of this boot counts (its console log: $log.wrong-kernel)"
+	mv "$log" "$log.unproven"
+	die "vm[$name] $([ $irc -eq 1 ] && echo "booted another build's kernel" || echo "cannot tell which kernel it booted") (above)" \
+	    "no result of this boot counts (its console log: $log.unproven); remove the kernel's object directory, rebuild, and report the cause"
 fi
 msg "$ident"
 
