@@ -28,4 +28,4 @@ kunit-mutants: tree
 	@$(MUTANTS_TOP)/scripts/kunit-mutants.sh $(MUTANTS)
 
 mutants-generated: tree
-	@MUTANTS="$(MUTANTS)" $(MUTANTS_TOP)/scripts/mutants-generated.sh $(SAMPLE) $(SEED)
+	@MUTANTS="$(MUTANTS)" $(MUTANTS_TOP)/scripts/mutants-generated.sh "$(SAMPLE)" "$(SEED)"

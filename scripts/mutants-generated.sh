@@ -25,6 +25,7 @@ start=$SECONDS
 mkdir -p "$out" || die "cannot create ${out#"$TOP"/}" "check the free space"
 sample=()
 [ -z "${1:-}" ] || sample=(--sample "$1" --seed "${2:-1}")
+[ -n "${1:-}" ] || [ -z "${2:-}" ] || die "a SEED without a SAMPLE size" "use make mutants-generated SAMPLE=N SEED=S"
 python3 "$TOP/scripts/mutants-generate.py" "$SRC/ambient" pre-ambient "$out" "${sample[@]}" \
 	>"$LOGS/mutants-generate.log" 2>&1 ||
 	die_log "$LOGS/mutants-generate.log" "generating the mutants failed" "read the log"
@@ -33,8 +34,11 @@ msg "$(tail -n 1 "$LOGS/mutants-generate.log")"
 # shellcheck disable=SC2086 # a list of names
 set -- ${MUTANTS:-}
 rm -f "$summary"
-MUTANTS_GENERATED=$out "$TOP/scripts/mutants.sh" "$@" || true
-[ -s "$summary" ] || die "scripts/mutants.sh judged no mutant (above)" "read its messages"
+# In this mode mutants.sh fails only when it could not judge every mutant
+# (the unmutated tree fails, a patch does not apply, a wrong kernel booted):
+# then no score is given.
+MUTANTS_GENERATED=$out "$TOP/scripts/mutants.sh" "$@" ||
+	die "scripts/mutants.sh stopped before judging every mutant (above)" "fix the cause it names and run again"
 
 # what DIR/ID.patch says it does: its first line
 what() { head -n 1 "$out/$1.patch"; }
@@ -56,6 +60,9 @@ while IFS=$'\t' read -r id verdict _; do
 	fi
 done <"$summary"
 scored=$((n - stillborn - equivalent))
+[ "$scored" -gt 0 ] ||
+	die "no generated mutant could be scored: $n run, $stillborn stillborn, $equivalent equivalent" \
+	    "read build/logs/mutants/ID-build.log of a stillborn one: a broken toolchain or a full disk?"
 printf 'generated mutants: %d run, %d stillborn, %d killed, %d equivalent, %d survived;' \
 	"$n" "$stillborn" "$killed" "$equivalent" "$survived"
 printf ' score %d of %d (%s %%) in %d s\n' "$killed" "$scored" \
