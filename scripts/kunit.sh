@@ -240,7 +240,8 @@ grep -q 'Running tests with' "$log" ||
 msg "QEMU ran with: $(grep -o -- '-accel [a-z]*' "$bin/qemu.cmdline" | paste -sd' ')"
 if ! grep -q '^identity: ' "$bin/identity" 2>/dev/null; then
 	echo wrong-kernel >"$out.status"
-	die "kunit.py's image is not proven to be the kernel it built: $(grep -m1 -v 'next step' "$bin/identity" 2>/dev/null || echo "no identity check ran")" \
+	why=$(sed -n 's/^identity.sh: error: //p;/^no -kernel/p' "$bin/identity" 2>/dev/null | head -n 1)
+	die "kunit.py's image is not proven to be the kernel it built: ${why:-no identity check ran}" \
 	    "no KUnit result of this run counts; remove ${obj#"$TOP"/}, run again, and report the cause"
 fi
 msg "$(cat "$bin/identity")"
