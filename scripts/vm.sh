@@ -43,6 +43,7 @@ command -v qemu-system-x86_64 >/dev/null ||
 # Which kernel must run: known before the boot, or no boot.
 if ! ident=$("$TOP/scripts/identity.sh" --expect "$image" 2>&1); then
 	echo unverified >"$status"
+	rm -f "$results"	# an earlier boot's are not this one's
 	printf '%s\n' "$ident" | tee "$identity" >&2
 	die "vm[$name]: cannot tell which kernel $image must run (above)" "as above"
 fi
